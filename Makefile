@@ -1,0 +1,30 @@
+# Two entry points for a fresh machine with Python 3.11 and make:
+#   make demo   install into .venv and aggregate the run shipped in results/
+#   make test   install into .venv and run the whole test suite
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_RUN := results/cr_n50_m1_v2__seed42
+
+.PHONY: demo test docs bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(BIN)/.installed
+	$(BIN)/aggregate $(DEMO_RUN)
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest
+
+docs: $(BIN)/.installed
+	$(BIN)/python -m aggregator.docs
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/bench.py
+
+clean:
+	rm -rf $(VENV) $(DEMO_RUN)/derived

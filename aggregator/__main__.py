@@ -1,0 +1,5 @@
+"""``python -m aggregator`` is the ``aggregate`` command."""
+
+from aggregator.cli import main
+
+main()

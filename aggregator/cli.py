@@ -1,0 +1,116 @@
+"""Command line: ``aggregate RUN`` and ``aggregate compare RUN...``.
+
+User errors (bad input, unwritable output) print one line to stderr and exit 2.
+Heavy imports happen inside the commands so ``aggregate --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+EXIT_USER_ERROR = 2
+SKIPS_SHOWN = 5
+
+
+class DefaultRunGroup(click.Group):
+    """A group whose default command is ``run``: ``aggregate RUN`` means ``aggregate run RUN``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+def fail(message: str) -> None:
+    """Print one line to stderr and exit with status 2."""
+    click.echo(f"aggregate: error: {message}", err=True)
+    sys.exit(EXIT_USER_ERROR)
+
+
+def user_errors(func: F) -> F:
+    """Turn the input and output errors a user can cause into one-line exits."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from aggregator.outputs.atomic import OutputError
+        from scorecards.errors import InputError
+
+        try:
+            return func(*args, **kwargs)
+        except (InputError, OutputError) as exc:
+            fail(str(exc))
+        except MemoryError:
+            fail("out of memory while reading the input")
+
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper  # type: ignore[return-value]
+
+
+def report_skips(skipped: Sequence[object], label: str = "") -> None:
+    """Skipped lines are never silent: their count and the first few go to stderr."""
+    if not skipped:
+        return
+    click.echo(f"aggregate: skipped {len(skipped)} bad line(s){label}:", err=True)
+    for bad in skipped[:SKIPS_SHOWN]:
+        click.echo(f"  {bad}", err=True)
+    if len(skipped) > SKIPS_SHOWN:
+        click.echo(f"  ... and {len(skipped) - SKIPS_SHOWN} more (listed in run_metadata.json)", err=True)
+
+
+@click.group(cls=DefaultRunGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="absa-aggregator")
+def main() -> None:
+    """Structural metrics for ABSA scorecards.
+
+    \b
+    aggregate RUN                 metrics of one run (directory or scorecards .jsonl)
+    aggregate compare RUN...      conditions, seeds, paired statistics
+    """
+
+
+@main.command("run")
+@click.argument("run", type=click.Path(path_type=Path))
+@click.option("--outdir", type=click.Path(path_type=Path), help="Output directory [default: RUN/derived/metrics].")
+@click.option("--profile", help="Aggregate only rows of this profile (e.g. paper_main).")
+@click.option("--skip-bad-lines", is_flag=True, help="Skip and report bad lines instead of stopping.")
+@click.option("--workers", type=click.IntRange(1, 64), help="Decoding processes [default: up to the core count].")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
+@user_errors
+def run_command(
+    run: Path,
+    outdir: Path | None,
+    profile: str | None,
+    skip_bad_lines: bool,
+    workers: int | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Compute structural_metrics.csv and friends for RUN."""
+    from aggregator.outputs.atomic import write_outputs
+    from aggregator.outputs.run_files import run_files
+    from aggregator.pipeline import evaluate_run
+    from aggregator.summary import metrics_json, summary_lines
+
+    evaluation = evaluate_run(run, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers)
+    target = outdir if outdir is not None else default_outdir(run)
+    written = write_outputs(target, run_files(evaluation))
+    report_skips(evaluation.skipped)
+    if as_json:
+        click.echo(metrics_json(evaluation))
+    elif not quiet:
+        for line in summary_lines(evaluation):
+            click.echo(line)
+        click.echo(f"wrote {len(written)} files to {target}")
+
+
+def default_outdir(run: Path) -> Path:
+    """``RUN/derived/metrics`` for a run directory, ``<dir of file>/derived/metrics`` for a file."""
+    base = run if run.is_dir() else run.parent
+    return base / "derived" / "metrics"

@@ -1,0 +1,225 @@
+"""Every column of ``structural_metrics.csv``, declared once, in CSV order.
+
+N = samples with gold. Macro means are over those samples. A blank (null) value
+means undefined, never 0. Per-sample columns are described in
+:mod:`aggregator.per_sample` and :mod:`aggregator.sample_counts`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from aggregator.metrics.registry import Metric, Registry, Section
+
+HAS_GOLD = pl.col("has_gold")
+UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
+UNIT_SECTIONS: dict[str, Section] = {"refpol": "headline", "otepol": "units", "attrpol": "units"}
+
+
+def on_gold(column: str) -> pl.Expr:
+    """A per-sample column restricted to samples with gold."""
+    return pl.col(column).filter(HAS_GOLD)
+
+
+def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """numerator / denominator, null when the denominator is 0."""
+    return pl.when(denominator > 0).then(numerator / denominator)
+
+
+def count(condition: pl.Expr) -> pl.Expr:
+    """How many samples satisfy ``condition``."""
+    return condition.sum().cast(pl.Int64)
+
+
+def transitions(unit: str, kind: str) -> pl.Expr:
+    """Samples with gold whose ``unit`` transition is ``kind``."""
+    return count(HAS_GOLD & (pl.col(f"{unit}_transition") == kind))
+
+
+def f1_of_sums(tp: pl.Expr, fp: pl.Expr, fn: pl.Expr) -> pl.Expr:
+    """Micro F1 = 2·TP / (2·TP + FP + FN) written as 2PR/(P+R) of the summed counts; null when all are 0."""
+    precision = pl.when(tp + fp > 0).then(tp / (tp + fp)).otherwise(0.0)
+    recall = pl.when(tp + fn > 0).then(tp / (tp + fn)).otherwise(0.0)
+    f1 = pl.when(precision + recall > 0).then(2 * precision * recall / (precision + recall)).otherwise(0.0)
+    return pl.when(tp + fp + fn > 0).then(f1)
+
+
+def _declare_counts(reg: Registry) -> None:
+    def n(name: str, label: str, meaning: str, expr: pl.Expr, formula: str) -> None:
+        reg.add(Metric(name, label, meaning, formula, expr, kind="int", averaging="count",
+                       requires_gold=False))
+
+    n("n", "Rows", "rows aggregated (after --profile filtering)", pl.len().cast(pl.Int64), "rows")
+    n("N_gold", "Samples with gold", "samples whose gold set is non-empty", count(HAS_GOLD), "Σ [|G| > 0]")
+    reg.alias("N_gold_total", "N_gold")
+    n("N_gold_explicit", "Samples with explicit gold", "samples with ≥1 gold tuple whose term is non-empty",
+      count(pl.col("n_gold_explicit") > 0), "Σ [|G_exp| > 0]")
+    n("N_gold_implicit", "Samples with implicit gold", "samples with ≥1 gold tuple whose term is empty",
+      count(pl.col("n_gold_implicit") > 0), "Σ [|G_imp| > 0]")
+    n("N_gold_total_pairs", "Gold tuples", "gold EvalTuples after dedup", pl.col("n_gold").sum(), "Σ |G|")
+    n("N_gold_explicit_pairs", "Explicit gold tuples", "gold tuples with a non-empty term",
+      pl.col("n_gold_explicit").sum(), "Σ |G_exp|")
+    n("N_gold_implicit_pairs", "Implicit gold tuples", "gold tuples with an empty term",
+      pl.col("n_gold_implicit").sum(), "Σ |G_imp|")
+    reg.add(Metric("gold_available", "Gold available", "some sample has gold; when False most columns are blank",
+                   "N_gold_total_pairs > 0", pl.col("n_gold").sum() > 0, kind="bool", averaging="flag",
+                   requires_gold=False))
+
+
+def _declare_unit(reg: Registry, unit: str) -> None:
+    """F1 S1/S2, ΔF1, fix/break rates and net gain of one unit."""
+    suffix = "" if unit == "refpol" else f"_{unit}"
+    label = UNIT_LABELS[unit]
+    section = UNIT_SECTIONS[unit]
+    s1, s2 = on_gold(f"{unit}_s1_f1").mean(), on_gold(f"{unit}_s2_f1").mean()
+    fix, brk, keep, still = (transitions(unit, k) for k in ("fix", "break", "keep", "still"))
+    n_gold = count(HAS_GOLD)
+    declared = [
+        (f"tuple_f1_s1{suffix}", f"{label}-F1 S1", f"mean per-sample {unit} F1 of stage 1", s1,
+         f"mean over gold samples of F1_{unit}(S1, G)", "macro", True, "N = 0"),
+        (f"tuple_f1_s2{suffix}", f"{label}-F1 S2", f"mean per-sample {unit} F1 of the final stage", s2,
+         f"mean over gold samples of F1_{unit}(S2, G)", "macro", True, "N = 0"),
+        (f"delta_f1{suffix}", f"Δ{label}-F1", f"change of mean {unit} F1 from stage 1 to final", s2 - s1,
+         f"tuple_f1_s2{suffix} − tuple_f1_s1{suffix}", "difference", True, "N = 0"),
+        (f"fix_rate{suffix}", f"{label} fix rate", f"share of stage-1 wrong samples that the review made correct ({unit})",
+         ratio(fix, fix + still), "fix / (fix + still)", "pooled", True, "fix + still = 0"),
+        (f"break_rate{suffix}", f"{label} break rate", f"share of stage-1 correct samples that the review broke ({unit})",
+         ratio(brk, brk + keep), "break / (break + keep)", "pooled", False, "break + keep = 0"),
+        (f"net_gain{suffix}", f"{label} net gain", f"fixes minus breaks per gold sample ({unit})",
+         ratio((fix - brk).cast(pl.Float64), n_gold), "(fix − break) / N", "pooled", True, "N = 0"),
+    ]
+    for name, lab, meaning, expr, formula, averaging, better, blank in declared:
+        reg.add(Metric(name, lab, meaning, formula, expr, averaging=averaging, section=section,
+                       blank_when=blank, higher_is_better=better))
+    if unit == "refpol":
+        changed_still = count(HAS_GOLD & (pl.col("refpol_transition") == "still") & pl.col("changed"))
+        reg.add(Metric("cda", "CDA", "share of fixes among samples the review fixed or changed without fixing",
+                       "fix / (fix + still ∧ changed), refpol", ratio(fix, fix + changed_still),
+                       averaging="pooled", section="headline", blank_when="denominator 0", higher_is_better=True))
+        reg.add(Metric("break_count", "Breaks", "samples correct at stage 1 and wrong after review (refpol)",
+                       "Σ [transition = break]", brk, kind="int", averaging="count", section="headline",
+                       requires_gold=False, higher_is_better=False))
+        for name, _, _, _, _, _, _, _ in declared:
+            reg.alias(f"{name}_refpol", name)
+        for legacy, of in (("triplet_f1_s1", "tuple_f1_s1"), ("triplet_f1_s2", "tuple_f1_s2"),
+                           ("tuple_f1_s2_overall", "tuple_f1_s2"), ("tuple_f1_s2_raw", "tuple_f1_s2")):
+            reg.alias(legacy, of, legacy=True)
+
+
+def _declare_micro(reg: Registry, unit: str) -> None:
+    keep = HAS_GOLD & (pl.col(f"{unit}_s2_tp") + pl.col(f"{unit}_s2_fn") > 0) if unit == "attrpol" else HAS_GOLD
+    sums = {c: pl.col(f"{unit}_s2_{c}").filter(keep).sum() for c in ("tp", "fp", "fn")}
+    label = UNIT_LABELS[unit]
+    scope = "samples with gold attribute pairs" if unit == "attrpol" else "samples with gold"
+    for c, what in (("tp", "true positives"), ("fp", "false positives"), ("fn", "false negatives")):
+        reg.add(Metric(f"tuple_f1_s2_{unit}_{c}", f"{label} S2 {c.upper()}", f"final-stage {unit} {what} summed over {scope}",
+                       f"Σ {c}", sums[c], kind="int", averaging="count", section="units",
+                       blank_when="gold unavailable"))
+    reg.add(Metric(f"tuple_f1_s2_{unit}_micro", f"{label}-F1 S2 (micro)",
+                   f"final-stage {unit} F1 of the summed counts", "F1(Σ tp, Σ fp, Σ fn)",
+                   f1_of_sums(sums["tp"], sums["fp"], sums["fn"]), averaging="micro", section="units",
+                   blank_when="Σ tp + Σ fp + Σ fn = 0", higher_is_better=True))
+
+
+def _declare_appendix(reg: Registry) -> None:
+    explicit = pl.col("n_gold_explicit") > 0
+
+    def on_explicit(column: str) -> pl.Expr:
+        return pl.col(column).filter(explicit).mean()
+
+    rows = [
+        ("tuple_f1_s2_explicit_only", "Ref-F1 S2 (explicit gold)", "mean refpol F1 of S2 against the explicit gold tuples",
+         "mean over samples with G_exp of F1_refpol(S2, G_exp)", on_explicit("refpol_explicit_s2_f1")),
+        ("tuple_f1_s2_otepol_explicit_only", "Surface-F1 S2 (explicit)", "mean otepol F1 of explicit S2 against explicit gold",
+         "mean over samples with G_exp of F1_otepol(S2_exp, G_exp)", on_explicit("otepol_explicit_s2_f1")),
+        ("tuple_f1_explicit", "Surface-F1 (explicit)", "appendix SurfaceUnit F1: mean otepol F1 of (G_exp, S2_exp)",
+         "mean over samples with G_exp of F1_otepol(S2_exp, G_exp)", on_explicit("otepol_explicit_s2_f1")),
+        ("precision_explicit", "Surface-P (explicit)", "appendix SurfaceUnit precision of (G_exp, S2_exp)",
+         "mean over samples with G_exp of P_otepol(S2_exp, G_exp)", on_explicit("otepol_explicit_s2_precision")),
+        ("recall_explicit", "Surface-R (explicit)", "appendix SurfaceUnit recall of (G_exp, S2_exp)",
+         "mean over samples with G_exp of R_otepol(S2_exp, G_exp)", on_explicit("otepol_explicit_s2_recall")),
+    ]
+    for name, label, meaning, formula, expr in rows:
+        reg.add(Metric(name, label, meaning, formula, expr, section="appendix",
+                       blank_when="no sample with explicit gold", higher_is_better=True))
+    eligible = HAS_GOLD & pl.col("implicit_eligible")
+    reg.add(Metric("tuple_f1_s2_implicit_only", "Implicit polarity F1",
+                   "mean set F1 between implicit gold polarities and all final polarities (pos/neg/neu)",
+                   "mean over eligible samples of F1({pol(g) : g implicit}, {pol(s) : s ∈ S2})",
+                   pl.col("implicit_polarity_f1").filter(eligible).mean(), section="appendix",
+                   blank_when="no sample with implicit gold of a basic polarity", higher_is_better=True))
+    reg.add(Metric("implicit_gold_sample_n", "Implicit-gold samples",
+                   "samples whose gold has an implicit tuple with polarity positive/negative/neutral",
+                   "Σ [eligible]", count(eligible), kind="int", averaging="count", section="appendix",
+                   requires_gold=False))
+
+
+def _declare_sources(reg: Registry) -> None:
+    for source in ("final_tuples", "final_aspects", "inputs_aspect_sentiments"):
+        reg.add(Metric(f"N_pred_{source}", f"Final from {source}",
+                       f"rows (all, gold or not) whose final set came from {source}",
+                       f"Σ [final_source = {source}]", count(pl.col("final_source") == source),
+                       kind="int", averaging="count", requires_gold=False))
+    reg.add(Metric("N_agg_fallback_used", "Final from a fallback", "rows whose final set came from a fallback source",
+                   "N_pred_final_aspects + N_pred_inputs_aspect_sentiments",
+                   count(pl.col("final_source") != "final_tuples"), kind="int", averaging="count",
+                   requires_gold=False))
+    reg.add(Metric("N_pred_used", "Final tuples", "final EvalTuples over all rows", "Σ |S2|",
+                   pl.col("n_s2").sum(), kind="int", averaging="count", requires_gold=False))
+
+
+def _declare_refs(reg: Registry) -> None:
+    stages = (("s1", "", "stage-1"), ("s2", "_s2", "final"))
+    for stage, suffix, what in stages:
+        filled, size = on_gold(f"{stage}_ref_filled").sum(), on_gold(f"n_{stage}").sum()
+        reg.add(Metric(f"ref_fill_rate{suffix}", f"Ref fill {stage.upper()}", f"share of {what} tuples with a non-empty ref",
+                       f"Σ filled / Σ |{stage.upper()}|", ratio(filled, size), averaging="pooled",
+                       blank_when="no such tuple", higher_is_better=True))
+    for stage, suffix, what in stages:
+        filled, valid = on_gold(f"{stage}_ref_filled").sum(), on_gold(f"{stage}_ref_valid").sum()
+        reg.add(Metric(f"ref_valid_rate{suffix}", f"Ref valid {stage.upper()}", f"share of non-empty {what} refs in the taxonomy",
+                       "Σ valid / Σ filled", ratio(valid, filled), averaging="pooled",
+                       blank_when="no non-empty ref", higher_is_better=True))
+    for stage, suffix, what in stages:
+        tp, fn = on_gold(f"refpol_{stage}_tp").sum(), on_gold(f"refpol_{stage}_fn").sum()
+        reg.add(Metric(f"ref_coverage_rate{suffix}", f"Ref coverage {stage.upper()}",
+                       f"share of gold refpol pairs found at {what} stage",
+                       f"Σ |refpol(G) ∩ refpol({stage.upper()})| / Σ |refpol(G)|", ratio(tp, tp + fn),
+                       averaging="pooled", blank_when="no gold refpol pair", higher_is_better=True))
+
+
+def _declare_invalid(reg: Registry) -> None:
+    s1_size = on_gold("n_s1").sum()
+    kinds = ("ref", "language", "target")
+    for kind in kinds:
+        reg.add(Metric(f"invalid_{kind}_count_total", f"Invalid {kind} total",
+                       f"Σ meta.invalid_{kind}_count over samples with gold", f"Σ invalid_{kind}_count",
+                       on_gold(f"invalid_{kind}_count").sum(), kind="int", averaging="count",
+                       requires_gold=kind != "target", blank_when="gold unavailable" if kind != "target" else "",
+                       higher_is_better=False))
+    for kind in kinds:
+        reg.add(Metric(f"invalid_{kind}_rate", f"Invalid {kind} rate",
+                       f"invalid_{kind}_count_total per stage-1 tuple", f"invalid_{kind}_count_total / Σ |S1|",
+                       ratio(on_gold(f"invalid_{kind}_count").sum(), s1_size), averaging="pooled",
+                       blank_when="Σ |S1| = 0", higher_is_better=False))
+    reg.add(Metric("ote_null_rate", "Empty-term rate S2", "share of final tuples with an empty term",
+                   "Σ [term = ''] / Σ |S2|", ratio(on_gold("s2_term_empty").sum(), on_gold("n_s2").sum()),
+                   averaging="pooled", section="appendix", blank_when="no final tuple"))
+
+
+def build_registry() -> Registry:
+    """All structural metrics in CSV column order."""
+    reg = Registry()
+    _declare_counts(reg)
+    for unit in ("refpol", "otepol", "attrpol"):
+        _declare_unit(reg, unit)
+    for unit in ("refpol", "otepol", "attrpol"):
+        _declare_micro(reg, unit)
+    _declare_appendix(reg)
+    _declare_sources(reg)
+    _declare_refs(reg)
+    _declare_invalid(reg)
+    return reg
+
+
+STRUCTURAL = build_registry()

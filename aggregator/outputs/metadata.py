@@ -1,0 +1,52 @@
+"""``run_metadata.json``: what produced the outputs, from what, and what was skipped."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from aggregator.version import __version__
+
+MAX_LISTED_SKIPS = 10_000
+
+
+class SkippedLine(BaseModel):
+    """A bad line skipped under ``--skip-bad-lines``."""
+
+    line: int = Field(description="1-based line number in the input file")
+    reason: str = Field(description="why the line was rejected")
+
+
+class RunMetadata(BaseModel):
+    """Provenance of one aggregation."""
+
+    tool: str = Field("absa-aggregator", description="the program that wrote these outputs")
+    tool_version: str = Field(__version__, description="its version")
+    git_commit: str | None = Field(None, description="commit of the tool's checkout, when known")
+    input_path: str = Field(description="the scorecards file read")
+    input_sha256: str = Field(description="SHA-256 of the input file")
+    run_ids: list[str] = Field(description="run ids found in the input")
+    profile: str | None = Field(None, description="--profile filter, if any")
+    rows_read: int = Field(description="non-blank lines in the input")
+    rows_aggregated: int = Field(description="rows that entered the metrics (after --profile)")
+    rows_skipped: int = Field(description="bad lines skipped (--skip-bad-lines)")
+    skipped_lines: list[SkippedLine] = Field(default_factory=list, description="every skipped line")
+    warnings: dict[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
+    workers: int = Field(description="processes that decoded the input")
+    seconds: float = Field(description="wall time of reading and computing")
+
+
+def git_commit() -> str | None:
+    """The commit of the checkout this package runs from, or None outside a git checkout."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None

@@ -1,0 +1,60 @@
+"""All files of one run's aggregation, as ``{name: bytes}``, ready for :func:`write_outputs`."""
+
+from __future__ import annotations
+
+from aggregator.metrics.structural import STRUCTURAL
+from aggregator.outputs.markdown import metrics_markdown
+from aggregator.outputs.metadata import RunMetadata, SkippedLine, git_commit
+from aggregator.outputs.metrics_csv import metrics_csv
+from aggregator.outputs.tables import csv_bytes, parquet_bytes
+from aggregator.pipeline import RunEvaluation
+
+METRICS_CSV = "structural_metrics.csv"
+METRICS_MD = "structural_metrics_table.md"
+PER_SAMPLE_PARQUET = "per_sample.parquet"
+PER_SAMPLE_CSV = "per_sample.csv"
+METADATA_JSON = "run_metadata.json"
+
+
+def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
+    return RunMetadata(
+        git_commit=git_commit(),
+        input_path=str(evaluation.input_path),
+        input_sha256=evaluation.input_sha256,
+        run_ids=evaluation.run_ids,
+        profile=evaluation.profile,
+        rows_read=evaluation.rows_read,
+        rows_aggregated=evaluation.rows_aggregated,
+        rows_skipped=len(evaluation.skipped),
+        skipped_lines=[SkippedLine(line=bad.line, reason=bad.reason) for bad in evaluation.skipped],
+        warnings=evaluation.warnings,
+        workers=evaluation.workers,
+        seconds=round(evaluation.seconds, 4),
+    )
+
+
+def run_facts(evaluation: RunEvaluation) -> list[str]:
+    m = evaluation.metrics
+    facts = [
+        f"Run: {', '.join(evaluation.run_ids)}",
+        f"Input: `{evaluation.input_path.name}`, sha256 `{evaluation.input_sha256[:12]}`",
+        f"Rows aggregated: {evaluation.rows_aggregated}; with gold: {m['N_gold']}",
+    ]
+    if evaluation.profile:
+        facts.append(f"Profile: {evaluation.profile}")
+    if evaluation.skipped:
+        facts.append(f"Bad lines skipped: {len(evaluation.skipped)} (see run_metadata.json)")
+    return facts
+
+
+def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
+    """structural_metrics.csv / _table.md, per_sample.parquet / .csv and run_metadata.json."""
+    title = f"Structural metrics — {', '.join(evaluation.run_ids)}"
+    markdown = metrics_markdown(STRUCTURAL, evaluation.metrics, title=title, facts=run_facts(evaluation))
+    return {
+        METRICS_CSV: metrics_csv([evaluation.metrics]),
+        METRICS_MD: markdown.encode("utf-8"),
+        PER_SAMPLE_PARQUET: parquet_bytes(evaluation.table),
+        PER_SAMPLE_CSV: csv_bytes(evaluation.table),
+        METADATA_JSON: run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n",
+    }

@@ -1,0 +1,87 @@
+"""The per-sample table: one row per sample, counts plus per-sample scores derived from them.
+
+Derived columns, for each unit ``u`` in refpol/otepol/attrpol and stage ``s`` in s1/s2:
+
+- ``u_s_precision``, ``u_s_recall``, ``u_s_f1``: :func:`~aggregator.metrics.prf.prf_exprs` of the counts;
+- ``u_s_correct``: P = 1 and R = 1, i.e. fp = fn = 0 and tp > 0; for a unit with
+  ``empty_gold_correct`` (attrpol) empty gold and empty prediction is correct too;
+- ``u_transition``: fix (S1 wrong, S2 correct), break (S1 correct, S2 wrong),
+  keep (both correct), still (both wrong).
+
+Plus ``refpol_explicit_s2_f1``, ``otepol_explicit_s2_{precision,recall,f1}`` and
+``implicit_polarity_f1`` (null when the sample is not eligible).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from aggregator.metrics.prf import prf_exprs
+from aggregator.sample_counts import COLUMNS, STAGES
+from aggregator.units import UNITS
+
+TRANSITIONS = ("fix", "break", "keep", "still")
+_DTYPES = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean}
+
+
+def _scores(prefix: str) -> list[pl.Expr]:
+    tp, fp, fn = (pl.col(f"{prefix}_{c}") for c in ("tp", "fp", "fn"))
+    precision, recall, f1 = prf_exprs(tp, fp, fn)
+    return [
+        precision.alias(f"{prefix}_precision"),
+        recall.alias(f"{prefix}_recall"),
+        f1.alias(f"{prefix}_f1"),
+    ]
+
+
+def _correct(prefix: str, empty_gold_correct: bool) -> pl.Expr:
+    tp, fp, fn = (pl.col(f"{prefix}_{c}") for c in ("tp", "fp", "fn"))
+    has_match = pl.lit(True) if empty_gold_correct else tp > 0
+    return ((fp == 0) & (fn == 0) & has_match).alias(f"{prefix}_correct")
+
+
+def _transition(unit: str) -> pl.Expr:
+    before, after = pl.col(f"{unit}_s1_correct"), pl.col(f"{unit}_s2_correct")
+    return (
+        pl.when(before & after)
+        .then(pl.lit("keep"))
+        .when(after)
+        .then(pl.lit("fix"))
+        .when(before)
+        .then(pl.lit("break"))
+        .otherwise(pl.lit("still"))
+        .alias(f"{unit}_transition")
+    )
+
+
+def derive(counts: pl.DataFrame) -> pl.DataFrame:
+    """Add per-sample scores, correctness and transitions to a counts table."""
+    scores = [e for unit in UNITS for stage in STAGES for e in _scores(f"{unit}_{stage}")]
+    scores += _scores("refpol_explicit_s2") + _scores("otepol_explicit_s2")
+    implicit_f1 = _scores("implicit_polarity")[2]
+    scores.append(pl.when(pl.col("implicit_eligible")).then(implicit_f1).alias("implicit_polarity_f1"))
+    correct = [_correct(f"{u.name}_{s}", u.empty_gold_correct) for u in UNITS.values() for s in STAGES]
+    return (
+        counts.with_columns(scores + correct)
+        .with_columns(_transition(unit) for unit in UNITS)
+    )
+
+
+def build_table(rows: Sequence[tuple[object, ...]], lines: Sequence[int]) -> pl.DataFrame:
+    """The per-sample table in sample-key order (ties: run id, then line).
+
+    ``rows`` are :func:`~aggregator.sample_counts.sample_counts` tuples and ``lines``
+    their line numbers in the input file.
+    """
+    schema = {c.name: _DTYPES[c.kind] for c in COLUMNS}
+    counts = pl.DataFrame(rows, schema=schema, orient="row").with_columns(
+        pl.Series("line", lines, dtype=pl.Int64)
+    )
+    return derive(counts.sort("sample_key", "run_id", "line"))
+
+
+def filter_profile(table: pl.DataFrame, profile: str | None) -> pl.DataFrame:
+    """Keep the samples of one profile (all samples when ``profile`` is None)."""
+    return table if profile is None else table.filter(pl.col("profile") == profile)

@@ -1,0 +1,148 @@
+"""Per-sample counts: the state every metric is computed from.
+
+:func:`sample_counts` turns one :class:`SampleRecord` into one row of integer counts
+(tp/fp/fn per unit and stage, set sizes, ref statistics) plus identity and sources.
+It runs inside the reader's worker processes, so only small tuples cross processes.
+Rates, F1 and transitions are derived from these counts in :mod:`aggregator.per_sample`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import msgspec
+
+from aggregator.taxonomy import is_valid_ref
+from aggregator.units import UNITS, Counts, match_exact, match_surface, surface_units
+from scorecards.record import SampleRecord
+from scorecards.tuples import EvalTuple, TupleSet
+
+Kind = Literal["str", "int", "bool"]
+STAGES = ("s1", "s2")
+BASIC_POLARITIES = frozenset({"positive", "negative", "neutral"})
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the per-sample table."""
+
+    name: str
+    kind: Kind
+    meaning: str
+    nullable: bool = False
+
+
+def _count_columns(prefix: str, what: str) -> list[Column]:
+    return [
+        Column(f"{prefix}_tp", "int", f"true positives of {what}"),
+        Column(f"{prefix}_fp", "int", f"false positives of {what}"),
+        Column(f"{prefix}_fn", "int", f"false negatives of {what}"),
+    ]
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("run_id", "str", "run id (row, else meta, else run directory name)"),
+    Column("sample_key", "str", "sample key (meta.text_id, meta.uid, meta.case_id, runtime.uid)"),
+    Column("profile", "str", "profile of the row (profile, else meta.profile)", nullable=True),
+    Column("has_gold", "bool", "the gold set is non-empty"),
+    Column("n_gold", "int", "|G|: gold EvalTuples after dedup"),
+    Column("n_gold_explicit", "int", "gold tuples with a non-empty term"),
+    Column("n_gold_implicit", "int", "gold tuples with an empty term"),
+    Column("n_s1", "int", "|S1|: stage-1 EvalTuples"),
+    Column("n_s2", "int", "|S2|: final EvalTuples"),
+    Column("stage1_source", "str", "stage1_tuples, process_trace or final"),
+    Column("final_source", "str", "final_tuples, final_aspects or inputs_aspect_sentiments"),
+    Column("changed", "bool", "S1 != S2 as EvalTuple sets"),
+    *(
+        column
+        for unit in UNITS
+        for stage in STAGES
+        for column in _count_columns(f"{unit}_{stage}", f"{stage.upper()} against gold under {unit}")
+    ),
+    *_count_columns("refpol_explicit_s2", "S2 against explicit gold under refpol"),
+    *_count_columns("otepol_explicit_s2", "explicit S2 against explicit gold under otepol"),
+    Column("implicit_eligible", "bool", "gold has an implicit tuple with a basic polarity"),
+    *_count_columns("implicit_polarity", "S2 polarities against implicit gold polarities"),
+    Column("s1_ref_filled", "int", "S1 tuples with a non-empty ref"),
+    Column("s1_ref_valid", "int", "S1 tuples whose ref is in the taxonomy"),
+    Column("s2_ref_filled", "int", "S2 tuples with a non-empty ref"),
+    Column("s2_ref_valid", "int", "S2 tuples whose ref is in the taxonomy"),
+    Column("s2_term_empty", "int", "S2 tuples with an empty term"),
+    Column("invalid_ref_count", "int", "meta.invalid_ref_count (integer, else 0)"),
+    Column("invalid_language_count", "int", "meta.invalid_language_count (integer, else 0)"),
+    Column("invalid_target_count", "int", "meta.invalid_target_count (integer, else 0)"),
+    Column("polarity_defaulted", "int", "tuple items whose missing polarity became neutral"),
+    Column("gold_tuples", "str", "gold EvalTuples as sorted JSON [ref, term, polarity] triples"),
+    Column("stage1_tuples", "str", "stage-1 EvalTuples as sorted JSON triples"),
+    Column("final_tuples", "str", "final EvalTuples as sorted JSON triples"),
+)
+COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+
+
+def tuples_text(tuples: TupleSet) -> str:
+    """Canonical text of a tuple set: JSON array of ``[ref, term, polarity]``, sorted."""
+    return msgspec.json.encode(sorted(tuples)).decode()
+
+
+def _explicit(tuples: TupleSet) -> frozenset[EvalTuple]:
+    return frozenset(t for t in tuples if t.aspect_term)
+
+
+def _implicit_polarity(gold: TupleSet, final: TupleSet) -> tuple[bool, Counts]:
+    gold_polarities = {t.polarity for t in gold if not t.aspect_term and t.polarity in BASIC_POLARITIES}
+    if not gold_polarities:
+        return False, Counts(0, 0, 0)
+    pred_polarities = {t.polarity for t in final if t.polarity in BASIC_POLARITIES}
+    tp = len(gold_polarities & pred_polarities)
+    return True, Counts(tp, len(pred_polarities) - tp, len(gold_polarities) - tp)
+
+
+def _ref_stats(tuples: TupleSet) -> tuple[int, int]:
+    filled = [t.aspect_ref for t in tuples if t.aspect_ref]
+    return len(filled), sum(map(is_valid_ref, filled))
+
+
+def sample_counts(record: SampleRecord) -> tuple[object, ...]:
+    """One per-sample row, in :data:`COLUMNS` order."""
+    gold, s1, s2 = record.gold, record.stage1, record.final
+    gold_explicit = _explicit(gold)
+    row: list[object] = [
+        record.run_id,
+        record.sample_key,
+        record.profile,
+        bool(gold),
+        len(gold),
+        len(gold_explicit),
+        len(gold) - len(gold_explicit),
+        len(s1),
+        len(s2),
+        record.stage1_source,
+        record.final_source,
+        s1 != s2,
+    ]
+    for unit in UNITS.values():
+        gold_pairs = unit.project(gold)
+        for stage in (s1, s2):
+            row.extend(unit.match(unit.project(stage), gold_pairs))
+    refpol = UNITS["refpol"].project
+    row.extend(match_exact(refpol(s2), refpol(gold_explicit)))
+    row.extend(match_surface(surface_units(_explicit(s2)), surface_units(gold_explicit)))
+    eligible, implicit = _implicit_polarity(gold, s2)
+    row.append(eligible)
+    row.extend(implicit)
+    row.extend(_ref_stats(s1))
+    row.extend(_ref_stats(s2))
+    row.append(sum(1 for t in s2 if not t.aspect_term))
+    row.extend(
+        (
+            record.invalid_ref_count,
+            record.invalid_language_count,
+            record.invalid_target_count,
+            record.polarity_defaulted,
+            tuples_text(gold),
+            tuples_text(s1),
+            tuples_text(s2),
+        )
+    )
+    return tuple(row)

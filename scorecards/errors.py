@@ -1,0 +1,29 @@
+"""Errors a user can cause with their input: each renders as one line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class InputError(Exception):
+    """The input cannot be read at all (no file, empty input, ...): one line, exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """One bad line: where and why."""
+
+    path: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+
+class BadLineError(InputError):
+    """The first bad line of a strict run."""
+
+    def __init__(self, bad: BadLine) -> None:
+        super().__init__(str(bad))
+        self.bad = bad

@@ -1,0 +1,57 @@
+"""Line-level access to a JSONL file: byte ranges split at line boundaries, streamed in blocks."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import BinaryIO
+
+BLOCK = 1 << 22
+BOM = b"\xef\xbb\xbf"
+
+
+def split_ranges(path: str, parts: int, min_part: int) -> list[tuple[int, int]]:
+    """Cut the file into at most ``parts`` byte ranges, each ending just after a newline.
+
+    Ranges are at least ``min_part`` bytes (except the last); a small file is one range.
+    """
+    size = os.path.getsize(path)
+    parts = max(1, min(parts, size // max(min_part, 1)))
+    bounds = [0]
+    with open(path, "rb") as handle:
+        for i in range(1, parts):
+            target = max(size * i // parts, bounds[-1])
+            handle.seek(target)
+            handle.readline()
+            cut = handle.tell()
+            if cut >= size:
+                break
+            if cut > bounds[-1]:
+                bounds.append(cut)
+    bounds.append(size)
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a] or [(0, size)]
+
+
+def iter_lines(handle: BinaryIO, start: int, end: int) -> Iterator[bytes]:
+    """Yield every line in ``[start, end)`` without its ``\\n``, reading in blocks.
+
+    The byte-order mark at offset 0 is removed. Memory holds one block plus the
+    longest line.
+    """
+    handle.seek(start)
+    remaining = end - start
+    tail = b""
+    first = start == 0
+    while remaining > 0:
+        block = handle.read(min(BLOCK, remaining))
+        if not block:
+            break
+        remaining -= len(block)
+        if first and block.startswith(BOM):
+            block = block[len(BOM):]
+        first = False
+        pieces = (tail + block).split(b"\n") if tail else block.split(b"\n")
+        tail = pieces.pop()
+        yield from pieces
+    if tail:
+        yield tail

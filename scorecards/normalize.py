@@ -1,0 +1,70 @@
+"""Normalization of aspect terms, aspect refs and polarities (evaluation only).
+
+The rules are those of the scorecard contract; the input is never rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Literal
+
+Polarity = Literal["positive", "negative", "neutral", "mixed"]
+
+_WHITESPACE: Final = re.compile(r"\s+")
+TERM_EDGE_PUNCTUATION: Final = ".,;:!?\"'`()[]{}"
+_POLARITY_ALIASES: Final[dict[str, Polarity]] = {
+    "positive": "positive",
+    "negative": "negative",
+    "neutral": "neutral",
+    "mixed": "mixed",
+    "pos": "positive",
+    "neg": "negative",
+    "neu": "neutral",
+}
+
+
+class UnknownPolarity(ValueError):
+    """A polarity value outside the known set (after strip and lower-case)."""
+
+
+def norm_term(text: str) -> str:
+    """Normalize an aspect term.
+
+    strip -> lower-case -> collapse whitespace runs to one space -> strip the ASCII
+    characters ``.,;:!?"'`()[]{}`` from both ends (no whitespace strip afterwards).
+
+    >>> norm_term("  ( Battery  Life ) ")
+    ' battery life '
+    """
+    return _WHITESPACE.sub(" ", text.strip().lower()).strip(TERM_EDGE_PUNCTUATION)
+
+
+def norm_ref(text: str) -> str:
+    """Normalize an aspect ref (taxonomy key ``entity#attribute``).
+
+    ``패키지/구성품`` -> ``패키지·구성품``, strip, collapse whitespace runs, then remove the
+    spaces around the first ``#`` (the ``#`` itself is kept).
+
+    >>> norm_ref(" 본품 #  품질 ")
+    '본품#품질'
+    """
+    text = _WHITESPACE.sub(" ", text.replace("패키지/구성품", "패키지·구성품").strip())
+    entity, sep, attribute = text.partition("#")
+    if not sep:
+        return text
+    return entity.rstrip(" ") + "#" + attribute.lstrip(" ")
+
+
+def norm_polarity(text: str | None) -> tuple[Polarity, bool]:
+    """Normalize a polarity; return it and whether it was defaulted.
+
+    Missing, null or empty (after strip) -> ``("neutral", True)``. Short forms
+    ``pos``/``neg``/``neu`` expand. Any other value raises :class:`UnknownPolarity`.
+    """
+    key = (text or "").strip().lower()
+    if not key:
+        return "neutral", True
+    try:
+        return _POLARITY_ALIASES[key], False
+    except KeyError:
+        raise UnknownPolarity(f"unknown polarity {text!r}") from None

@@ -1,0 +1,226 @@
+"""Read a scorecards file into typed records, streaming, optionally on several cores.
+
+Strict by default: the first bad line raises :class:`BadLineError` (``file:line: reason``).
+With ``skip_bad_lines`` every bad line is skipped and listed. Large files are cut at
+line boundaries into byte ranges decoded by a pool of forked processes; the result
+is identical to the serial read.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Generic, TypeVar
+
+import msgspec
+
+from scorecards.errors import BadLine, BadLineError, InputError
+from scorecards.lines import iter_lines, split_ranges
+from scorecards.record import BadRow, SampleRecord, to_record
+from scorecards.schema import ROW_DECODER, Row
+
+T = TypeVar("T")
+
+SCORECARDS_NAME = "scorecards.jsonl"
+MIN_PART_BYTES = 8 << 20
+
+
+def resolve_input(path: str | os.PathLike[str]) -> Path:
+    """A run directory -> its ``scorecards.jsonl``; a file -> itself. Raises :class:`InputError`."""
+    given = Path(path)
+    if given.is_dir():
+        candidate = given / SCORECARDS_NAME
+        if not candidate.exists():
+            raise InputError(f"{given}: run directory has no {SCORECARDS_NAME}")
+        given = candidate
+    if not given.exists():
+        raise InputError(f"{given}: no such file or run directory")
+    if given.is_dir():
+        raise InputError(f"{given}: is a directory, expected a scorecards .jsonl file")
+    if not os.access(given, os.R_OK):
+        raise InputError(f"{given}: file is not readable (check its permissions)")
+    return given
+
+
+def default_run_id(scorecards: Path) -> str:
+    """The run id of rows that carry none: the name of the run directory."""
+    return scorecards.resolve().parent.name
+
+
+def decode_row(raw: bytes) -> Row:
+    """Decode one line into the partial :class:`Row`; raise :class:`BadRow` saying why not."""
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadRow(f"invalid UTF-8 at byte {exc.start}") from None
+    try:
+        return ROW_DECODER.decode(raw)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        if " - at `" not in text:
+            raise BadRow(f"line is not a JSON object ({text})") from None
+        raise BadRow(f"wrong type: {text}") from None
+    except msgspec.DecodeError as exc:
+        raise BadRow(f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BadRow("not valid JSON: nesting too deep to parse") from None
+
+
+@dataclass
+class Chunk(Generic[T]):
+    """What one byte range yielded; line numbers are local to the range (1-based)."""
+
+    items: list[T] = field(default_factory=list)
+    ids: list[tuple[str, str, int]] = field(default_factory=list)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    lines: int = 0
+    rows: int = 0
+    error: tuple[int, str] | None = None
+
+
+def read_range(
+    path: str,
+    start: int,
+    end: int,
+    run_id: str,
+    skip_bad_lines: bool,
+    transform: Callable[[SampleRecord], T],
+) -> Chunk[T]:
+    """Decode the lines of ``[start, end)``; stop at the first bad one unless skipping."""
+    chunk: Chunk[T] = Chunk()
+    with open(path, "rb") as handle:
+        for local, raw in enumerate(iter_lines(handle, start, end), 1):
+            chunk.lines = local
+            if not raw or raw.isspace():
+                continue
+            chunk.rows += 1
+            try:
+                record = to_record(decode_row(raw), local, run_id)
+            except BadRow as exc:
+                if not skip_bad_lines:
+                    chunk.error = (local, str(exc))
+                    return chunk
+                chunk.skipped.append((local, str(exc)))
+                continue
+            chunk.items.append(transform(record))
+            chunk.ids.append((record.run_id, record.sample_key, local))
+    return chunk
+
+
+@dataclass
+class ReadResult(Generic[T]):
+    """Records (as transformed) in file order, with their identity and global line number."""
+
+    path: Path
+    items: list[T]
+    ids: list[tuple[str, str, int]]
+    rows_read: int
+    skipped: list[BadLine]
+    workers: int
+
+
+def _merge(path: Path, chunks: list[Chunk[T]], skip_bad_lines: bool, workers: int) -> ReadResult[T]:
+    items: list[T] = []
+    ids: list[tuple[str, str, int]] = []
+    skipped: list[BadLine] = []
+    first_error: BadLine | None = None
+    offset = rows = 0
+    for chunk in chunks:
+        items.extend(chunk.items)
+        ids.extend((run, key, offset + line) for run, key, line in chunk.ids)
+        skipped.extend(BadLine(str(path), offset + line, reason) for line, reason in chunk.skipped)
+        if chunk.error is not None and first_error is None:
+            first_error = BadLine(str(path), offset + chunk.error[0], chunk.error[1])
+        offset += chunk.lines
+        rows += chunk.rows
+    seen: dict[tuple[str, str], int] = {}
+    keep: list[int] = []
+    for index, (run, key, line) in enumerate(ids):
+        first = seen.setdefault((run, key), line)
+        if first == line:
+            keep.append(index)
+            continue
+        bad = BadLine(str(path), line, f"duplicate sample key {key!r} of run {run!r} (first at line {first})")
+        if not skip_bad_lines:
+            if first_error is None or bad.line < first_error.line:
+                first_error = bad
+            break
+        skipped.append(bad)
+    if first_error is not None:
+        raise BadLineError(first_error)
+    if len(keep) < len(ids):
+        items = [items[i] for i in keep]
+        ids = [ids[i] for i in keep]
+    skipped.sort(key=lambda bad: bad.line)
+    if not items:
+        detail = f" ({len(skipped)} bad lines skipped)" if skipped else ""
+        raise InputError(f"{path}: no rows to aggregate{detail}")
+    return ReadResult(path, items, ids, rows, skipped, workers)
+
+
+class PendingRead(Generic[T]):
+    """A read in progress: ``result()`` waits for it. Work done in between overlaps the decode."""
+
+    def __init__(
+        self,
+        path: Path,
+        transform: Callable[[SampleRecord], T],
+        skip_bad_lines: bool,
+        workers: int | None,
+    ) -> None:
+        self.path = path
+        self._skip = skip_bad_lines
+        self._transform = transform
+        self._run_id = default_run_id(path)
+        limit = workers if workers is not None else min(os.cpu_count() or 1, 4)
+        self._ranges = split_ranges(str(path), max(1, limit), MIN_PART_BYTES)
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: list[Future[Chunk[T]]] = []
+        if len(self._ranges) > 1:
+            context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+            self._pool = ProcessPoolExecutor(len(self._ranges), mp_context=context)
+            self._futures = [
+                self._pool.submit(read_range, str(path), a, b, self._run_id, skip_bad_lines, transform)
+                for a, b in self._ranges
+            ]
+
+    def result(self) -> ReadResult[T]:
+        if self._pool is None:
+            (start, end), = self._ranges
+            chunks = [read_range(str(self.path), start, end, self._run_id, self._skip, self._transform)]
+        else:
+            try:
+                chunks = [future.result() for future in self._futures]
+            finally:
+                self._pool.shutdown(cancel_futures=True)
+        return _merge(self.path, chunks, self._skip, len(self._ranges))
+
+
+def start_read(
+    path: str | os.PathLike[str],
+    transform: Callable[[SampleRecord], T],
+    *,
+    skip_bad_lines: bool = False,
+    workers: int | None = None,
+) -> PendingRead[T]:
+    """Begin reading ``path`` (a run directory or a scorecards file); see :class:`PendingRead`."""
+    return PendingRead(resolve_input(path), transform, skip_bad_lines, workers)
+
+
+def _identity(record: SampleRecord) -> SampleRecord:
+    return record
+
+
+def read_scorecards(
+    path: str | os.PathLike[str],
+    *,
+    skip_bad_lines: bool = False,
+    workers: int | None = None,
+) -> ReadResult[SampleRecord]:
+    """Read every row of ``path`` into :class:`SampleRecord` objects, in file order."""
+    return start_read(path, _identity, skip_bad_lines=skip_bad_lines, workers=workers).result()

@@ -1,0 +1,172 @@
+"""One scorecard row -> one typed :class:`SampleRecord` (identity, three tuple sets, sources)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import msgspec
+
+from scorecards.schema import (
+    TRACE_DECODER,
+    TRACE_OUTPUT_DECODER,
+    FinalResult,
+    Inputs,
+    Key,
+    Meta,
+    ParsedOutput,
+    Row,
+    Runtime,
+    TraceEntry,
+    TraceOutput,
+    TupleList,
+)
+from scorecards.tuples import EMPTY, BadTuple, ReadTuples, TupleSet, read_a, read_b
+
+Stage1Source = Literal["stage1_tuples", "process_trace", "final"]
+FinalSource = Literal["final_tuples", "final_aspects", "inputs_aspect_sentiments"]
+
+_FINAL_RESULT = "runtime.parsed_output.final_result"
+
+
+class BadRow(ValueError):
+    """A row that breaks the contract (the reader adds file and line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRecord:
+    """What evaluation needs of one scorecard row."""
+
+    run_id: str
+    sample_key: str
+    profile: str | None
+    line: int
+    gold: TupleSet
+    stage1: TupleSet
+    final: TupleSet
+    stage1_source: Stage1Source
+    final_source: FinalSource
+    invalid_ref_count: int
+    invalid_language_count: int
+    invalid_target_count: int
+    polarity_defaulted: int
+
+
+def _first_key(*keys: Key) -> str | None:
+    for key in keys:
+        if key is not None and key != "":
+            return str(key)
+    return None
+
+
+def _meta_int(value: Any) -> int:
+    return value if type(value) is int else 0
+
+
+def _read_gold(row: Row, inputs: Inputs) -> ReadTuples:
+    candidates: tuple[tuple[TupleList, str], ...] = (
+        (row.gold_tuples, "gold_tuples"),
+        (inputs.gold_tuples, "inputs.gold_tuples"),
+        (row.gold_triplets, "gold_triplets"),
+        (inputs.gold_triplets, "inputs.gold_triplets"),
+    )
+    for items, path in candidates:
+        if items:
+            return read_a(items, path, gold=True)
+    return EMPTY
+
+
+def _trace_entries(raws: tuple[tuple[msgspec.Raw, str], ...]) -> tuple[list[TraceEntry], str] | None:
+    """The first non-empty ``process_trace`` list, decoded lazily."""
+    for raw, path in raws:
+        if not raw:
+            continue
+        try:
+            value = TRACE_DECODER.decode(raw)
+        except msgspec.ValidationError as exc:
+            raise BadRow(f"{exc} (in `{path}`)") from None
+        if isinstance(value, list) and value:
+            return value, path
+    return None
+
+
+def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...]) -> ReadTuples:
+    found = _trace_entries(raws)
+    if found is None:
+        return EMPTY
+    entries, path = found
+    for index, entry in enumerate(entries):
+        if not (isinstance(entry.stage, str) and isinstance(entry.agent, str)):
+            continue
+        if entry.stage.lower() != "stage1" or entry.agent.lower() != "atsa" or not entry.output:
+            continue
+        where = f"{path}[{index}].output.aspect_sentiments"
+        try:
+            output = TRACE_OUTPUT_DECODER.decode(entry.output)
+        except msgspec.ValidationError as exc:
+            raise BadRow(f"{exc} (in `{where}`)") from None
+        if isinstance(output, TraceOutput) and output.aspect_sentiments:
+            return read_a(output.aspect_sentiments, where)
+    return EMPTY
+
+
+def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
+    """Apply the contract's field paths and fallbacks to a decoded row.
+
+    Raises :class:`BadRow` for a missing sample key or a bad tuple item.
+    """
+    meta = row.meta or Meta()
+    inputs = row.inputs or Inputs()
+    runtime = row.runtime or Runtime()
+    parsed = runtime.parsed_output if isinstance(runtime.parsed_output, ParsedOutput) else ParsedOutput()
+    final_result = parsed.final_result or FinalResult()
+
+    sample_key = _first_key(meta.text_id, meta.uid, meta.case_id, runtime.uid)
+    if sample_key is None:
+        raise BadRow("no sample key (meta.text_id, meta.uid, meta.case_id or runtime.uid)")
+    try:
+        gold = _read_gold(row, inputs)
+        final: ReadTuples = EMPTY
+        final_source: FinalSource = "inputs_aspect_sentiments"
+        if final_result.final_tuples:
+            final = read_a(final_result.final_tuples, f"{_FINAL_RESULT}.final_tuples")
+            final_source = "final_tuples"
+        if not final.tuples and final_result.final_aspects:
+            final = read_a(final_result.final_aspects, f"{_FINAL_RESULT}.final_aspects")
+            final_source = "final_aspects"
+        if not final.tuples:
+            final = read_a(inputs.aspect_sentiments or [], "inputs.aspect_sentiments", require_term=True)
+            final_source = "inputs_aspect_sentiments"
+
+        stage1 = read_b(final_result.stage1_tuples or [], f"{_FINAL_RESULT}.stage1_tuples")
+        stage1_source: Stage1Source = "stage1_tuples"
+        if not stage1.tuples:
+            stage1 = _read_trace_stage1(
+                (
+                    (runtime.process_trace, "runtime.process_trace"),
+                    (row.process_trace, "process_trace"),
+                    (parsed.process_trace, "runtime.parsed_output.process_trace"),
+                )
+            )
+            stage1_source = "process_trace"
+        if not stage1.tuples:
+            stage1 = ReadTuples(final.tuples, 0)
+            stage1_source = "final"
+    except BadTuple as exc:
+        raise BadRow(str(exc)) from None
+
+    return SampleRecord(
+        run_id=row.run_id or meta.run_id or default_run_id,
+        sample_key=sample_key,
+        profile=row.profile or meta.profile,
+        line=line,
+        gold=gold.tuples,
+        stage1=stage1.tuples,
+        final=final.tuples,
+        stage1_source=stage1_source,
+        final_source=final_source,
+        invalid_ref_count=_meta_int(meta.invalid_ref_count),
+        invalid_language_count=_meta_int(meta.invalid_language_count),
+        invalid_target_count=_meta_int(meta.invalid_target_count),
+        polarity_defaulted=gold.polarity_defaulted + final.polarity_defaulted + stage1.polarity_defaulted,
+    )

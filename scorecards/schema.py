@@ -1,0 +1,102 @@
+"""Typed partial schema of one scorecard row.
+
+Only the fields the metrics read are declared; msgspec skips everything else
+without building Python objects. A field of the wrong JSON type is a
+``msgspec.ValidationError`` naming its path, which the reader turns into a
+``file:line`` error. ``process_trace`` is kept as raw JSON and decoded only when
+the stage-1 fallback needs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import msgspec
+
+Key = Union[str, int, None]
+
+
+class TermObject(msgspec.Struct):
+    """``{term, span}`` form of an aspect term, or the legacy ``opinion_term`` object."""
+
+    term: str | None = None
+
+
+class TupleItem(msgspec.Struct):
+    """One tuple item as written by a pipeline (any of its historical key spellings)."""
+
+    aspect_ref: str | None = None
+    term: str | None = None
+    aspect_term: str | TermObject | None = None
+    opinion_term: str | TermObject | None = None
+    polarity: str | None = None
+    label: str | None = None
+    is_implicit: Any = None
+
+
+TupleList = list[TupleItem] | None
+
+
+class FinalResult(msgspec.Struct):
+    stage1_tuples: TupleList = None
+    final_tuples: TupleList = None
+    final_aspects: TupleList = None
+
+
+class ParsedOutput(msgspec.Struct):
+    final_result: FinalResult | None = None
+    process_trace: msgspec.Raw = msgspec.Raw()
+
+
+NotAnObject = Union[list[Any], str, int, float, bool, None]
+
+
+class Runtime(msgspec.Struct):
+    uid: Key = None
+    parsed_output: ParsedOutput | NotAnObject = None
+    process_trace: msgspec.Raw = msgspec.Raw()
+
+
+class Inputs(msgspec.Struct):
+    gold_tuples: TupleList = None
+    gold_triplets: TupleList = None
+    aspect_sentiments: TupleList = None
+
+
+class Meta(msgspec.Struct):
+    text_id: Key = None
+    uid: Key = None
+    case_id: Key = None
+    run_id: str | None = None
+    profile: str | None = None
+    invalid_ref_count: Any = None
+    invalid_language_count: Any = None
+    invalid_target_count: Any = None
+
+
+class Row(msgspec.Struct):
+    """The fields of a scorecard row that evaluation reads."""
+
+    run_id: str | None = None
+    profile: str | None = None
+    gold_tuples: TupleList = None
+    gold_triplets: TupleList = None
+    process_trace: msgspec.Raw = msgspec.Raw()
+    meta: Meta | None = None
+    inputs: Inputs | None = None
+    runtime: Runtime | None = None
+
+
+class TraceOutput(msgspec.Struct):
+    aspect_sentiments: TupleList = None
+
+
+class TraceEntry(msgspec.Struct):
+    stage: Any = None
+    agent: Any = None
+    output: msgspec.Raw = msgspec.Raw()
+
+
+ROW_DECODER = msgspec.json.Decoder(Row)
+TRACE_DECODER = msgspec.json.Decoder(Union[list[TraceEntry], dict[str, Any], str, int, float, bool, None])
+TRACE_OUTPUT_DECODER = msgspec.json.Decoder(Union[TraceOutput, NotAnObject])

@@ -1,0 +1,112 @@
+"""EvalTuple and the two tuple-item readers of the scorecard contract.
+
+Reader A serves gold, every final source and the stage-1 trace fallback; reader B
+serves ``stage1_tuples``. They differ in the ``aspect_ref`` fallback, the
+``is_implicit`` flag, the gold ref-as-term rule and which items are kept; the
+published numbers depend on both exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
+from scorecards.schema import TermObject, TupleItem
+
+
+class EvalTuple(NamedTuple):
+    """A normalized (aspect_ref, aspect_term, polarity) triple; ``""`` means absent."""
+
+    aspect_ref: str
+    aspect_term: str
+    polarity: Polarity
+
+
+TupleSet = frozenset[EvalTuple]
+
+
+class BadTuple(ValueError):
+    """A tuple item that breaks the contract; the message names its JSON path."""
+
+
+class ReadTuples(NamedTuple):
+    """A normalized tuple set and how many of its items had their polarity defaulted."""
+
+    tuples: TupleSet
+    polarity_defaulted: int
+
+
+EMPTY = ReadTuples(frozenset(), 0)
+
+
+def _or(first: str | None, second: str | None) -> str | None:
+    """``first, else second``: second when first is missing, null or ``""``."""
+    return second if first is None or first == "" else first
+
+
+def _raw_term(item: TupleItem) -> str | None:
+    """The item's aspect term text, with the legacy ``opinion_term`` object standing in."""
+    term = item.aspect_term
+    if isinstance(term, TermObject):
+        term = term.term
+    if term is None and isinstance(item.opinion_term, TermObject):
+        term = item.opinion_term.term
+    return term
+
+
+def _polarity(item: TupleItem, path: str, index: int) -> tuple[Polarity, bool]:
+    try:
+        return norm_polarity(_or(item.polarity, item.label))
+    except UnknownPolarity as exc:
+        raise BadTuple(f"{exc} at `{path}[{index}]`") from None
+
+
+def read_a(
+    items: Sequence[TupleItem],
+    path: str,
+    *,
+    gold: bool = False,
+    require_term: bool = False,
+) -> ReadTuples:
+    """Reader A: every item is kept (unless ``require_term`` and its term is empty).
+
+    aspect_ref is ``aspect_ref``, else ``term``. ``is_implicit: true`` empties the term
+    (not for gold). For gold, a missing term becomes the normalized ref text.
+    """
+    out: set[EvalTuple] = set()
+    defaulted = 0
+    for index, item in enumerate(items):
+        ref_text = _or(item.aspect_ref, item.term) or ""
+        raw_term = _raw_term(item)
+        if not gold and item.is_implicit is True:
+            term = ""
+        elif raw_term is None:
+            term = norm_term(ref_text) if gold else ""
+        else:
+            term = norm_term(raw_term)
+        if require_term and not term:
+            continue
+        polarity, was_defaulted = _polarity(item, path, index)
+        defaulted += was_defaulted
+        out.add(EvalTuple(norm_ref(ref_text), term, polarity))
+    return ReadTuples(frozenset(out), defaulted)
+
+
+def read_b(items: Sequence[TupleItem], path: str) -> ReadTuples:
+    """Reader B (``stage1_tuples``): keeps items whose normalized ref or term is non-empty.
+
+    aspect_ref is ``aspect_ref`` only; ``is_implicit`` is ignored.
+    """
+    out: set[EvalTuple] = set()
+    defaulted = 0
+    for index, item in enumerate(items):
+        ref = norm_ref(item.aspect_ref or "")
+        raw_term = _raw_term(item)
+        term = norm_term(raw_term) if raw_term is not None else ""
+        if not ref and not term:
+            continue
+        polarity, was_defaulted = _polarity(item, path, index)
+        defaulted += was_defaulted
+        out.add(EvalTuple(ref, term, polarity))
+    return ReadTuples(frozenset(out), defaulted)

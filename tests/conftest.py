@@ -1,0 +1,45 @@
+"""Shared fixtures: paths to vendored conformance cases and real runs, and a CLI runner."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CONFORMANCE = FIXTURES / "conformance"
+RUNS = FIXTURES / "runs"
+CASES = sorted(p.name for p in CONFORMANCE.iterdir() if p.is_dir())
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", help="run larger fuzz budgets and long inputs")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: use --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``aggregate`` as a user would, in a fresh process."""
+    return subprocess.run(
+        [sys.executable, "-m", "aggregator", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+def write_lines(path: Path, lines: list[str] | list[bytes]) -> Path:
+    """Write a scorecards file from lines (str or bytes), newline-terminated."""
+    data = b"".join((line.encode() if isinstance(line, str) else line) + b"\n" for line in lines)
+    path.write_bytes(data)
+    return path
