@@ -6,6 +6,7 @@ Heavy imports happen inside the commands so ``aggregate --help`` starts fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +26,27 @@ class DefaultRunGroup(click.Group):
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["run", *args]
         return super().parse_args(ctx, args)
+
+
+def main() -> None:
+    """Entry point: run the command, flush, and exit without tearing down the interpreter.
+
+    Every output is written and fsynced before this point; skipping interpreter
+    finalization (freeing the per-sample table, unloading Polars) saves ~0.15 s.
+    """
+    try:
+        cli.main(prog_name="aggregate")
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):
+            click.echo(exc.code, err=True)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def fail(message: str) -> None:
@@ -65,7 +87,7 @@ def report_skips(skipped: Sequence[object], label: str = "") -> None:
 
 @click.group(cls=DefaultRunGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="absa-aggregator")
-def main() -> None:
+def cli() -> None:
     """Structural metrics for ABSA scorecards.
 
     \b
@@ -74,7 +96,7 @@ def main() -> None:
     """
 
 
-@main.command("run")
+@cli.command("run")
 @click.argument("run", type=click.Path(path_type=Path))
 @click.option("--outdir", type=click.Path(path_type=Path), help="Output directory [default: RUN/derived/metrics].")
 @click.option("--profile", help="Aggregate only rows of this profile (e.g. paper_main).")
@@ -93,12 +115,15 @@ def run_command(
     quiet: bool,
 ) -> None:
     """Compute structural_metrics.csv and friends for RUN."""
+    from aggregator.pipeline import evaluate_run
+
+    evaluation = evaluate_run(
+        run, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, while_reading=_import_writers
+    )
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files
-    from aggregator.pipeline import evaluate_run
     from aggregator.summary import metrics_json, summary_lines
 
-    evaluation = evaluate_run(run, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers)
     target = outdir if outdir is not None else default_outdir(run)
     written = write_outputs(target, run_files(evaluation))
     report_skips(evaluation.skipped)
@@ -108,6 +133,12 @@ def run_command(
         for line in summary_lines(evaluation):
             click.echo(line)
         click.echo(f"wrote {len(written)} files to {target}")
+
+
+def _import_writers() -> None:
+    """Import the writers while the input is being decoded (they pull in pydantic)."""
+    import aggregator.outputs.run_files  # noqa: F401
+    import aggregator.summary  # noqa: F401
 
 
 def default_outdir(run: Path) -> Path:

@@ -70,16 +70,17 @@ def derive(counts: pl.DataFrame) -> pl.DataFrame:
 
 
 def build_table(rows: Sequence[tuple[object, ...]], lines: Sequence[int]) -> pl.DataFrame:
-    """The per-sample table in sample-key order (ties: run id, then line).
+    """The per-sample table in sample-key order (code-point order; ties in file order).
 
     ``rows`` are :func:`~aggregator.sample_counts.sample_counts` tuples and ``lines``
     their line numbers in the input file.
     """
-    schema = {c.name: _DTYPES[c.kind] for c in COLUMNS}
-    counts = pl.DataFrame(rows, schema=schema, orient="row").with_columns(
-        pl.Series("line", lines, dtype=pl.Int64)
+    columns = zip(*rows) if rows else ([] for _ in COLUMNS)
+    counts = pl.DataFrame(
+        [pl.Series(c.name, values, dtype=_DTYPES[c.kind]) for c, values in zip(COLUMNS, columns)]
+        + [pl.Series("line", lines, dtype=pl.Int64)]
     )
-    return derive(counts.sort("sample_key", "run_id", "line"))
+    return derive(counts.sort("sample_key", "line"))
 
 
 def filter_profile(table: pl.DataFrame, profile: str | None) -> pl.DataFrame:

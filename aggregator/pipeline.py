@@ -8,16 +8,18 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
-
-from aggregator.metrics.structural import STRUCTURAL
-from aggregator.per_sample import build_table, filter_profile
 from aggregator.sample_counts import sample_counts
 from scorecards.errors import BadLine, InputError
 from scorecards.reader import start_read
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass
@@ -59,15 +61,24 @@ def evaluate_run(
     profile: str | None = None,
     skip_bad_lines: bool = False,
     workers: int | None = None,
+    while_reading: Callable[[], object] | None = None,
 ) -> RunEvaluation:
     """Read a run directory or scorecards file and compute its structural metrics.
 
     Raises :class:`~scorecards.errors.InputError` (one line, with file and line) for bad input.
+    Hashing the input (in a thread: hashlib releases the GIL), importing Polars and
+    ``while_reading()`` (e.g. importing writers) happen while the reader's workers decode.
     """
     started = time.perf_counter()
     pending = start_read(path, sample_counts, skip_bad_lines=skip_bad_lines, workers=workers)
-    digest = sha256_of(pending.path)
-    read = pending.result()
+    with ThreadPoolExecutor(1) as hasher:
+        digest = hasher.submit(sha256_of, pending.path)
+        from aggregator.metrics.structural import STRUCTURAL
+        from aggregator.per_sample import build_table, filter_profile
+
+        if while_reading is not None:
+            while_reading()
+        read = pending.result()
     table = build_table(read.items, [line for _, _, line in read.ids])
     table = filter_profile(table, profile)
     if table.height == 0:
@@ -76,7 +87,7 @@ def evaluate_run(
     warnings = {"polarity_defaulted": int(table.get_column("polarity_defaulted").sum())}
     return RunEvaluation(
         input_path=read.path,
-        input_sha256=digest,
+        input_sha256=digest.result(),
         table=table,
         metrics=metrics,
         rows_read=read.rows_read,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from scorecards.normalize import norm_term
@@ -42,7 +43,11 @@ class AttributeUnit(NamedTuple):
     polarity: str
 
 
-Pair = GoldUnit | SurfaceUnit | AttributeUnit
+Pair = tuple[str, str]
+"""A unit value as a plain tuple; it equals (and hashes like) the matching NamedTuple above."""
+
+_REF_POLARITY = itemgetter(0, 2)
+_TERM_POLARITY = itemgetter(1, 2)
 
 
 class Counts(NamedTuple):
@@ -53,24 +58,24 @@ class Counts(NamedTuple):
     fn: int
 
 
-def gold_units(tuples: Iterable[EvalTuple]) -> frozenset[GoldUnit]:
-    """``{(ref, pol) : ref != ""}``."""
-    return frozenset(GoldUnit(t.aspect_ref, t.polarity) for t in tuples if t.aspect_ref)
+def gold_units(tuples: Iterable[EvalTuple]) -> frozenset[Pair]:
+    """GoldUnit pairs ``{(ref, pol) : ref != ""}``."""
+    return frozenset(pair for pair in map(_REF_POLARITY, tuples) if pair[0])
 
 
-def surface_units(tuples: Iterable[EvalTuple]) -> frozenset[SurfaceUnit]:
-    """``{(term, pol)}``; the term may be ``""`` (implicit aspect)."""
-    return frozenset(SurfaceUnit(t.aspect_term, t.polarity) for t in tuples)
+def surface_units(tuples: Iterable[EvalTuple]) -> frozenset[Pair]:
+    """SurfaceUnit pairs ``{(term, pol)}``; the term may be ``""`` (implicit aspect)."""
+    return frozenset(map(_TERM_POLARITY, tuples))
 
 
-def attribute_units(tuples: Iterable[EvalTuple]) -> frozenset[AttributeUnit]:
-    """``{(norm_term(attr), pol)}`` for refs with a ``#`` whose stripped attribute is non-empty."""
-    out: set[AttributeUnit] = set()
-    for t in tuples:
-        _, sep, attribute = t.aspect_ref.partition("#")
+def attribute_units(tuples: Iterable[EvalTuple]) -> frozenset[Pair]:
+    """AttributeUnit pairs ``{(norm_term(attr), pol)}`` for refs with a ``#`` whose stripped attribute is non-empty."""
+    out: set[Pair] = set()
+    for ref, _, polarity in tuples:
+        _, sep, attribute = ref.partition("#")
         attribute = attribute.strip()
         if sep and attribute:
-            out.add(AttributeUnit(norm_term(attribute), t.polarity))
+            out.add((norm_term(attribute), polarity))
     return frozenset(out)
 
 
@@ -80,19 +85,17 @@ def match_exact(pred: frozenset[Pair], gold: frozenset[Pair]) -> Counts:
     return Counts(tp, len(pred) - tp, len(gold) - tp)
 
 
-def match_surface(pred: frozenset[SurfaceUnit], gold: frozenset[SurfaceUnit]) -> Counts:
+def match_surface(pred: frozenset[Pair], gold: frozenset[Pair]) -> Counts:
     """Exact matching, then implicit gold pairs (term ``""``) match on polarity alone.
 
     For each implicit gold pair, one predicted pair with the same polarity that was
     not matched exactly is consumed and counts as a true positive.
     """
-    explicit = frozenset(p for p in gold if p.aspect_term)
-    exact = pred & explicit
-    tp = len(exact)
-    implicit_polarities = {p.polarity for p in gold if not p.aspect_term}
-    if implicit_polarities:
-        free = {p.polarity for p in pred - exact}
-        tp += len(implicit_polarities & free)
+    implicit_polarities = {polarity for term, polarity in gold if not term}
+    if not implicit_polarities:
+        return match_exact(pred, gold)
+    exact = pred & frozenset(pair for pair in gold if pair[0])
+    tp = len(exact) + len(implicit_polarities & {polarity for _, polarity in pred - exact})
     return Counts(tp, len(pred) - tp, len(gold) - tp)
 
 

@@ -1,8 +1,3 @@
-"""The package version, read from the installed distribution."""
+"""The package version (pyproject reads it from here)."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("absa-aggregator")
-except PackageNotFoundError:
-    __version__ = "0.0.0+unknown"
+__version__ = "0.1.0"

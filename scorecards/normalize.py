@@ -5,12 +5,11 @@ The rules are those of the scorecard contract; the input is never rewritten.
 
 from __future__ import annotations
 
-import re
+from functools import lru_cache
 from typing import Final, Literal
 
 Polarity = Literal["positive", "negative", "neutral", "mixed"]
 
-_WHITESPACE: Final = re.compile(r"\s+")
 TERM_EDGE_PUNCTUATION: Final = ".,;:!?\"'`()[]{}"
 _POLARITY_ALIASES: Final[dict[str, Polarity]] = {
     "positive": "positive",
@@ -32,13 +31,15 @@ def norm_term(text: str) -> str:
 
     strip -> lower-case -> collapse whitespace runs to one space -> strip the ASCII
     characters ``.,;:!?"'`()[]{}`` from both ends (no whitespace strip afterwards).
+    Whitespace is Unicode whitespace (``str.split``, the same set as ``re``'s ``\\s``).
 
     >>> norm_term("  ( Battery  Life ) ")
     ' battery life '
     """
-    return _WHITESPACE.sub(" ", text.strip().lower()).strip(TERM_EDGE_PUNCTUATION)
+    return " ".join(text.lower().split()).strip(TERM_EDGE_PUNCTUATION)
 
 
+@lru_cache(maxsize=1 << 16)
 def norm_ref(text: str) -> str:
     """Normalize an aspect ref (taxonomy key ``entity#attribute``).
 
@@ -48,7 +49,7 @@ def norm_ref(text: str) -> str:
     >>> norm_ref(" 본품 #  품질 ")
     '본품#품질'
     """
-    text = _WHITESPACE.sub(" ", text.replace("패키지/구성품", "패키지·구성품").strip())
+    text = " ".join(text.replace("패키지/구성품", "패키지·구성품").split())
     entity, sep, attribute = text.partition("#")
     if not sep:
         return text
@@ -61,6 +62,8 @@ def norm_polarity(text: str | None) -> tuple[Polarity, bool]:
     Missing, null or empty (after strip) -> ``("neutral", True)``. Short forms
     ``pos``/``neg``/``neu`` expand. Any other value raises :class:`UnknownPolarity`.
     """
+    if text in _POLARITY_ALIASES:
+        return _POLARITY_ALIASES[text], False  # type: ignore[index]
     key = (text or "").strip().lower()
     if not key:
         return "neutral", True

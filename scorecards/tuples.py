@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
-from scorecards.schema import TermObject, TupleItem
+from scorecards.schema import TupleItem
 
 
 class EvalTuple(NamedTuple):
@@ -40,24 +40,22 @@ class ReadTuples(NamedTuple):
 EMPTY = ReadTuples(frozenset(), 0)
 
 
-def _or(first: str | None, second: str | None) -> str | None:
-    """``first, else second``: second when first is missing, null or ``""``."""
-    return second if first is None or first == "" else first
-
-
 def _raw_term(item: TupleItem) -> str | None:
     """The item's aspect term text, with the legacy ``opinion_term`` object standing in."""
     term = item.aspect_term
-    if isinstance(term, TermObject):
+    if term is not None and type(term) is not str:
         term = term.term
-    if term is None and isinstance(item.opinion_term, TermObject):
-        term = item.opinion_term.term
+    if term is None:
+        opinion = item.opinion_term
+        if opinion is not None and type(opinion) is not str:
+            term = opinion.term
     return term
 
 
 def _polarity(item: TupleItem, path: str, index: int) -> tuple[Polarity, bool]:
+    """``polarity``, else ``label``, normalized; an unknown value is a :class:`BadTuple`."""
     try:
-        return norm_polarity(_or(item.polarity, item.label))
+        return norm_polarity(item.polarity or item.label)
     except UnknownPolarity as exc:
         raise BadTuple(f"{exc} at `{path}[{index}]`") from None
 
@@ -77,14 +75,14 @@ def read_a(
     out: set[EvalTuple] = set()
     defaulted = 0
     for index, item in enumerate(items):
-        ref_text = _or(item.aspect_ref, item.term) or ""
+        ref_text = item.aspect_ref or item.term or ""
         raw_term = _raw_term(item)
         if not gold and item.is_implicit is True:
             term = ""
         elif raw_term is None:
             term = norm_term(ref_text) if gold else ""
         else:
-            term = norm_term(raw_term)
+            term = norm_term(raw_term) if raw_term else ""
         if require_term and not term:
             continue
         polarity, was_defaulted = _polarity(item, path, index)
@@ -103,7 +101,7 @@ def read_b(items: Sequence[TupleItem], path: str) -> ReadTuples:
     for index, item in enumerate(items):
         ref = norm_ref(item.aspect_ref or "")
         raw_term = _raw_term(item)
-        term = norm_term(raw_term) if raw_term is not None else ""
+        term = norm_term(raw_term) if raw_term else ""
         if not ref and not term:
             continue
         polarity, was_defaulted = _polarity(item, path, index)

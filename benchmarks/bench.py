@@ -1,0 +1,223 @@
+"""End-to-end benchmark of ``aggregate`` against its floors, side by side in one session.
+
+For each input size it generates a real-shaped file (see ``generate.py``), then times,
+as separate processes and interleaved so machine load hits all alike:
+
+- ``aggregate FILE`` end to end (interpreter start, imports, decode, metrics, writing);
+- the same with ``--workers 1`` (the serial path);
+- floors: interpreter start, ``import polars``, reading the bytes, and a bare msgspec
+  typed partial decode of the fields the metrics need (one core);
+- optionally a reference command (``--reference 'python3 path/to/script.py --input {input} --outdir {outdir}'``).
+
+Peak memory is the largest resident set of the process tree, sampled every 5 ms from /proc
+(``tree``), next to the kernel's ru_maxrss of the largest single process (``single``).
+Results are printed and written to ``benchmarks/RESULTS.md`` (``--write``).
+
+    python benchmarks/bench.py --rows 5000 --repeat 5
+    python benchmarks/bench.py --rows 5000 50000 --repeat 3 --reference '...' --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from generate import DEFAULT_SOURCE, generate  # noqa: E402
+
+PYTHON = sys.executable
+
+DECODE_FLOOR = r"""
+import sys, msgspec
+from typing import Any
+class Item(msgspec.Struct):
+    aspect_ref: Any = None; term: Any = None; aspect_term: Any = None; opinion_term: Any = None
+    polarity: Any = None; label: Any = None; is_implicit: Any = None
+class FR(msgspec.Struct):
+    stage1_tuples: list[Item] | None = None; final_tuples: list[Item] | None = None
+    final_aspects: list[Item] | None = None
+class PO(msgspec.Struct):
+    final_result: FR | None = None
+class RT(msgspec.Struct):
+    uid: Any = None; parsed_output: PO | None = None
+class IN(msgspec.Struct):
+    gold_tuples: list[Item] | None = None; aspect_sentiments: list[Item] | None = None
+class ME(msgspec.Struct):
+    text_id: Any = None; run_id: Any = None; profile: Any = None
+class Row(msgspec.Struct):
+    run_id: Any = None; meta: ME | None = None; inputs: IN | None = None; runtime: RT | None = None
+dec = msgspec.json.Decoder(Row)
+n = 0
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        if line.strip():
+            dec.decode(line); n += 1
+"""
+READ_FLOOR = "import sys\nwith open(sys.argv[1], 'rb') as f:\n    while f.read(1 << 22): pass\n"
+
+
+@dataclass
+class Timing:
+    """Wall seconds and peak memory (MB) of repeated runs of one command."""
+
+    name: str
+    seconds: list[float] = field(default_factory=list)
+    tree_mb: list[float] = field(default_factory=list)
+    single_mb: list[float] = field(default_factory=list)
+
+    @property
+    def best(self) -> float:
+        return min(self.seconds)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def _tree_rss_kb(root: int) -> int:
+    """Sum of VmRSS over ``root`` and its descendants (0 when it is gone)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/statm") as handle:
+                pages = int(handle.read().split()[1])
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+        rss[int(entry)] = pages * os.sysconf("SC_PAGE_SIZE") // 1024
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total
+
+
+def measure(argv: list[str]) -> tuple[float, float, float]:
+    """Run ``argv`` once; return (wall seconds, peak tree RSS MB, ru_maxrss MB)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, _tree_rss_kb(process.pid))
+        time.sleep(0.005)
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"{shlex.join(argv)} failed: {process.stderr.read().decode()[-500:]}")
+    return seconds, peak / 1024, usage.ru_maxrss / 1024
+
+
+def commands(data: Path, outdir: Path, reference: str | None) -> dict[str, list[str]]:
+    aggregate = [PYTHON, "-m", "aggregator", str(data), "--outdir", str(outdir / "agg"), "--quiet"]
+    out = {
+        "aggregate": aggregate,
+        "aggregate --workers 1": [*aggregate, "--workers", "1"],
+        "floor: python start": [PYTHON, "-c", "pass"],
+        "floor: import polars": [PYTHON, "-c", "import polars"],
+        "floor: read bytes": [PYTHON, "-c", READ_FLOOR, str(data)],
+        "floor: typed partial decode (1 core)": [PYTHON, "-c", DECODE_FLOOR, str(data)],
+    }
+    if reference:
+        out["reference"] = shlex.split(reference.format(input=data, outdir=outdir / "ref"))
+    return out
+
+
+def bench(rows: int, repeat: int, reference: str | None, data_dir: Path) -> tuple[Path, list[Timing]]:
+    data = data_dir / f"rows{rows}.jsonl"
+    if not data.exists():
+        generate(DEFAULT_SOURCE, rows, data)
+    with tempfile.TemporaryDirectory() as tmp:
+        cmds = commands(data, Path(tmp), reference)
+        timings = {name: Timing(name) for name in cmds}
+        for name, argv in cmds.items():  # warm-up: page cache, pyc files
+            if name != "reference":
+                measure(argv)
+        for i in range(repeat):
+            for name, argv in cmds.items():
+                if name == "reference" and i >= max(1, repeat // 3):
+                    continue
+                seconds, tree, single = measure(argv)
+                timings[name].seconds.append(seconds)
+                timings[name].tree_mb.append(tree)
+                timings[name].single_mb.append(single)
+    return data, list(timings.values())
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}, {platform.system()}"
+
+
+def table(data: Path, rows: int, timings: list[Timing]) -> str:
+    size_mb = data.stat().st_size / 1e6
+    agg = next(t for t in timings if t.name == "aggregate")
+    lines = [
+        f"### {rows:,} rows ({size_mb:.0f} MB)",
+        "",
+        "| command | runs | best s | median s | rows/s | MB/s | peak RSS tree MB | peak RSS single MB | × aggregate |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for t in timings:
+        lines.append(
+            f"| {t.name} | {len(t.seconds)} | {t.best:.3f} | {t.median:.3f} | {rows / t.median:,.0f} "
+            f"| {size_mb / t.median:,.0f} | {max(t.tree_mb):.0f} | {max(t.single_mb):.0f} | {t.median / agg.median:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, nargs="+", default=[5000])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--reference", help="command template with {input} and {outdir}")
+    parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
+    args = parser.parse_args()
+    sections = []
+    for rows in args.rows:
+        data, timings = bench(rows, args.repeat, args.reference, args.data_dir)
+        sections.append(table(data, rows, timings))
+        print(sections[-1], flush=True)
+    if args.write:
+        report = [
+            "# Benchmark results",
+            "",
+            f"Machine: {machine()}. Measured {time.strftime('%Y-%m-%d')} by `python benchmarks/bench.py "
+            f"--rows {' '.join(map(str, args.rows))} --repeat {args.repeat}"
+            + (" --reference ...`" if args.reference else "`") + ".",
+            "",
+            *sections,
+        ]
+        (HERE / "RESULTS.md").write_text("\n".join(report))
+
+
+if __name__ == "__main__":
+    main()
