@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from aggregator.metrics.prf import prf_exprs
 from aggregator.metrics.registry import Metric, Registry, Section
 
 HAS_GOLD = pl.col("has_gold")
@@ -37,11 +38,8 @@ def transitions(unit: str, kind: str) -> pl.Expr:
 
 
 def f1_of_sums(tp: pl.Expr, fp: pl.Expr, fn: pl.Expr) -> pl.Expr:
-    """Micro F1 = 2·TP / (2·TP + FP + FN) written as 2PR/(P+R) of the summed counts; null when all are 0."""
-    precision = pl.when(tp + fp > 0).then(tp / (tp + fp)).otherwise(0.0)
-    recall = pl.when(tp + fn > 0).then(tp / (tp + fn)).otherwise(0.0)
-    f1 = pl.when(precision + recall > 0).then(2 * precision * recall / (precision + recall)).otherwise(0.0)
-    return pl.when(tp + fp + fn > 0).then(f1)
+    """Micro F1: :func:`~aggregator.metrics.prf.prf_exprs` of summed counts; null when all sums are 0."""
+    return pl.when(tp + fp + fn > 0).then(prf_exprs(tp, fp, fn)[2])
 
 
 def _declare_counts(reg: Registry) -> None:
