@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from aggregator.sample_counts import sample_counts
 from scorecards.errors import BadLine, InputError
-from scorecards.reader import start_read
+from scorecards.reader import paused_gc, start_read
 
 if TYPE_CHECKING:
     import polars as pl
@@ -78,8 +78,9 @@ def evaluate_run(
 
         if while_reading is not None:
             while_reading()
-        read = pending.result()
-    table = build_table(read.items, [line for _, _, line in read.ids])
+        with paused_gc():
+            read = pending.result()
+            table = build_table(read.items, [line for _, _, line in read.ids])
     table = filter_profile(table, profile)
     if table.height == 0:
         raise InputError(f"{read.path}: no rows with profile {profile!r}")

@@ -8,9 +8,11 @@ is identical to the serial read.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import Generic, TypeVar
 
 import msgspec
 
-from scorecards.errors import BadLine, BadLineError, InputError
+from scorecards.errors import BadLine, BadLineError, InputError, quoted
 from scorecards.lines import iter_lines, split_ranges
 from scorecards.record import BadRow, SampleRecord, to_record
 from scorecards.schema import ROW_DECODER, Row
@@ -91,7 +93,35 @@ def read_range(
     skip_bad_lines: bool,
     transform: Callable[[SampleRecord], T],
 ) -> Chunk[T]:
-    """Decode the lines of ``[start, end)``; stop at the first bad one unless skipping."""
+    """Decode the lines of ``[start, end)``; stop at the first bad one unless skipping.
+
+    The cyclic garbage collector is paused meanwhile: decoded rows hold no cycles, and
+    its passes over the many small objects cost a fifth of the time.
+    """
+    with paused_gc():
+        return _read_range(path, start, end, run_id, skip_bad_lines, transform)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Disable the cyclic garbage collector inside the block (restored afterwards)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _read_range(
+    path: str,
+    start: int,
+    end: int,
+    run_id: str,
+    skip_bad_lines: bool,
+    transform: Callable[[SampleRecord], T],
+) -> Chunk[T]:
     chunk: Chunk[T] = Chunk()
     with open(path, "rb") as handle:
         for local, raw in enumerate(iter_lines(handle, start, end), 1):
@@ -145,7 +175,7 @@ def _merge(path: Path, chunks: list[Chunk[T]], skip_bad_lines: bool, workers: in
         if first == line:
             keep.append(index)
             continue
-        bad = BadLine(str(path), line, f"duplicate sample key {key!r} of run {run!r} (first at line {first})")
+        bad = BadLine(str(path), line, f"duplicate sample key {quoted(key)} of run {quoted(run)} (first at line {first})")
         if not skip_bad_lines:
             if first_error is None or bad.line < first_error.line:
                 first_error = bad

@@ -16,13 +16,13 @@ import msgspec
 Key = Union[str, int, None]
 
 
-class TermObject(msgspec.Struct):
+class TermObject(msgspec.Struct, gc=False):
     """``{term, span}`` form of an aspect term, or the legacy ``opinion_term`` object."""
 
     term: str | None = None
 
 
-class TupleItem(msgspec.Struct):
+class TupleItem(msgspec.Struct, gc=False):
     """One tuple item as written by a pipeline (any of its historical key spellings)."""
 
     aspect_ref: str | None = None
@@ -37,13 +37,13 @@ class TupleItem(msgspec.Struct):
 TupleList = list[TupleItem] | None
 
 
-class FinalResult(msgspec.Struct):
+class FinalResult(msgspec.Struct, gc=False):
     stage1_tuples: TupleList = None
     final_tuples: TupleList = None
     final_aspects: TupleList = None
 
 
-class ParsedOutput(msgspec.Struct):
+class ParsedOutput(msgspec.Struct, gc=False):
     final_result: FinalResult | None = None
     process_trace: msgspec.Raw = msgspec.Raw()
 
@@ -51,19 +51,19 @@ class ParsedOutput(msgspec.Struct):
 NotAnObject = Union[list[Any], str, int, float, bool, None]
 
 
-class Runtime(msgspec.Struct):
+class Runtime(msgspec.Struct, gc=False):
     uid: Key = None
     parsed_output: ParsedOutput | NotAnObject = None
     process_trace: msgspec.Raw = msgspec.Raw()
 
 
-class Inputs(msgspec.Struct):
+class Inputs(msgspec.Struct, gc=False):
     gold_tuples: TupleList = None
     gold_triplets: TupleList = None
     aspect_sentiments: TupleList = None
 
 
-class Meta(msgspec.Struct):
+class Meta(msgspec.Struct, gc=False):
     text_id: Key = None
     uid: Key = None
     case_id: Key = None
@@ -74,7 +74,7 @@ class Meta(msgspec.Struct):
     invalid_target_count: Any = None
 
 
-class Row(msgspec.Struct):
+class Row(msgspec.Struct, gc=False):
     """The fields of a scorecard row that evaluation reads."""
 
     run_id: str | None = None
@@ -87,11 +87,11 @@ class Row(msgspec.Struct):
     runtime: Runtime | None = None
 
 
-class TraceOutput(msgspec.Struct):
+class TraceOutput(msgspec.Struct, gc=False):
     aspect_sentiments: TupleList = None
 
 
-class TraceEntry(msgspec.Struct):
+class TraceEntry(msgspec.Struct, gc=False):
     stage: Any = None
     agent: Any = None
     output: msgspec.Raw = msgspec.Raw()
