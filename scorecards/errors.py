@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def quoted(value: str, limit: int = 60) -> str:
+    """``repr(value)`` of at most ``limit`` characters of ``value`` (``…`` marks a cut): keeps messages short."""
+    return repr(value[:limit]) + ("…" if len(value) > limit else "")
+
+
 class InputError(Exception):
     """The input cannot be read at all (no file, empty input, ...): one line, exit 2."""
 
