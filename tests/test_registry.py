@@ -1,0 +1,258 @@
+"""Guard over the metric registry (every metric declared and classified) and the column rules of METRICS.md."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, get_args
+
+import polars as pl
+import pytest
+
+from aggregator.metrics.registry import AVERAGING_TEXT, Averaging, Kind, Metric, Registry, Section, UnknownMetric
+from aggregator.metrics.structural import STRUCTURAL
+from aggregator.outputs.markdown import SECTION_TITLES
+from aggregator.pipeline import evaluate_run
+from tests.conftest import CONFORMANCE, RUNS
+from tests.scorecard_rows import evaluate_rows, item, row
+
+FIXTURE_INPUTS = sorted(CONFORMANCE.glob("*/scorecards.jsonl")) + sorted(RUNS.glob("*/scorecards.jsonl"))
+
+# Every metric belongs to exactly one family; a new metric fails test_every_metric_is_classified until added here.
+FAMILIES: dict[str, tuple[str, float, float]] = {
+    "count": (r"n|N_\w+|break_count|implicit_gold_sample_n|invalid_\w+_count_total|tuple_f1_s2_\w+_(tp|fp|fn)",
+              0, float("inf")),
+    "flag": (r"gold_available", 0, 1),
+    "difference": (r"(delta_f1|net_gain)(_\w+)?", -1, 1),
+    "share": (r"(tuple_f1_(?!\w+_(tp|fp|fn)$)\w+|triplet_f1_s[12]|(fix|break)_rate(_\w+)?|cda"
+              r"|ref_(fill|valid|coverage)_rate(_s2)?|(precision|recall)_explicit|ote_null_rate)", 0, 1),
+    "per_tuple": (r"invalid_\w+_rate", 0, float("inf")),
+}
+PYTHON_TYPES: dict[str, type] = {"int": int, "float": float, "bool": bool}
+
+
+def families_of(name: str) -> list[str]:
+    return [family for family, (pattern, _, _) in FAMILIES.items() if re.fullmatch(pattern, name)]
+
+
+@pytest.fixture(scope="module")
+def fixture_metrics() -> dict[str, dict[str, object]]:
+    return {f"{p.parent.name}": evaluate_run(p, workers=1).metrics for p in FIXTURE_INPUTS}
+
+
+# --- declarations --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", list(STRUCTURAL), ids=lambda m: m.name)
+def test_every_metric_is_fully_declared(metric: Metric) -> None:
+    assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", metric.name)
+    for text in (metric.label, metric.meaning, metric.formula):
+        assert text.strip() == text and text
+    assert metric.kind in get_args(Kind)
+    assert metric.averaging in get_args(Averaging) and metric.averaging in AVERAGING_TEXT
+    assert metric.section in get_args(Section) and metric.section in SECTION_TITLES
+    assert metric.higher_is_better in (True, False, None)
+    assert isinstance(metric.expr, pl.Expr)
+    if metric.kind == "bool":
+        assert metric.averaging == "flag"
+    if metric.averaging in ("macro", "micro", "pooled", "difference"):
+        assert metric.kind == "float" and metric.blank_when and metric.requires_gold
+
+
+@pytest.mark.parametrize("metric", list(STRUCTURAL), ids=lambda m: m.name)
+def test_every_metric_is_classified(metric: Metric) -> None:
+    assert len(families_of(metric.name)) == 1, families_of(metric.name)
+
+
+def test_aliases_point_to_earlier_declared_metrics() -> None:
+    names = STRUCTURAL.names
+    aliases = [m for m in STRUCTURAL if m.alias_of is not None]
+    assert aliases
+    for alias in aliases:
+        target = STRUCTURAL[alias.alias_of]  # type: ignore[index]
+        assert target.alias_of is None
+        assert names.index(target.name) < names.index(alias.name)
+        assert alias.expr.meta.eq(target.expr)
+        assert (alias.kind, alias.averaging, alias.requires_gold) == (target.kind, target.averaging, target.requires_gold)
+        assert alias.formula == target.formula and target.name in alias.meaning
+
+
+def test_registry_names_are_unique_and_ordered() -> None:
+    assert len(set(STRUCTURAL.names)) == len(STRUCTURAL) == len(list(STRUCTURAL))
+    assert STRUCTURAL.names[:2] == ["n", "N_gold"]
+    assert all(name in STRUCTURAL for name in STRUCTURAL.names)
+    assert "no_such_metric" not in STRUCTURAL
+
+
+def test_registry_refuses_duplicates() -> None:
+    registry = Registry()
+    metric = Metric("x", "X", "an x", "x", pl.len())
+    registry.add(metric)
+    with pytest.raises(ValueError, match="'x' is declared twice"):
+        registry.add(metric)
+    with pytest.raises(ValueError, match="'x' is declared twice"):
+        registry.alias("x", "x")
+    with pytest.raises(ValueError, match="'tuple_f1_s2' is declared twice"):
+        STRUCTURAL.alias("tuple_f1_s2", "tuple_f1_s1")
+
+
+@pytest.mark.parametrize(
+    ("typo", "suggestion"),
+    [("tuple_f1_s2_refpl", "tuple_f1_s2_refpol"), ("fixrate", "fix_rate"), ("N_gol", "N_gold"),
+     ("tuple_f1_s2_attrpol_mikro", "tuple_f1_s2_attrpol_micro")],
+)
+def test_unknown_metric_suggests_the_closest_name(typo: str, suggestion: str) -> None:
+    with pytest.raises(UnknownMetric, match=f"unknown metric '{typo}'; did you mean '{suggestion}'"):
+        STRUCTURAL[typo]
+    with pytest.raises(KeyError):
+        STRUCTURAL.alias("new_name", typo)
+
+
+def test_unknown_metric_without_a_close_name_has_no_hint() -> None:
+    with pytest.raises(UnknownMetric) as caught:
+        STRUCTURAL["zzzzzzzzzzzz"]
+    assert "did you mean" not in str(caught.value)
+
+
+# --- values on every vendored run --------------------------------------------------------------------
+
+
+def test_values_have_the_declared_kind_and_family_range(fixture_metrics: dict[str, dict[str, object]]) -> None:
+    for run, metrics in fixture_metrics.items():
+        assert list(metrics) == STRUCTURAL.names
+        for metric in STRUCTURAL:
+            value = metrics[metric.name]
+            if value is None:
+                continue
+            assert type(value) is PYTHON_TYPES[metric.kind], (run, metric.name, value)
+            _, low, high = FAMILIES[families_of(metric.name)[0]]
+            assert low <= value <= high, (run, metric.name, value)  # type: ignore[operator]
+
+
+def test_aliases_repeat_their_target(fixture_metrics: dict[str, dict[str, object]]) -> None:
+    for metrics in fixture_metrics.values():
+        for metric in STRUCTURAL:
+            if metric.alias_of is not None:
+                assert metrics[metric.name] == metrics[metric.alias_of]
+
+
+def test_never_blank_metrics_are_never_blank(fixture_metrics: dict[str, dict[str, object]]) -> None:
+    for run, metrics in fixture_metrics.items():
+        for metric in STRUCTURAL:
+            if not metric.requires_gold and not metric.blank_when:
+                assert metrics[metric.name] is not None, (run, metric.name)
+
+
+def test_fixtures_cover_both_gold_cases(fixture_metrics: dict[str, dict[str, object]]) -> None:
+    assert {m["gold_available"] for m in fixture_metrics.values()} == {True, False}
+
+
+# --- column rules of METRICS.md ---------------------------------------------------------------------
+
+
+GOLD = [item("본품#품질", "향")]
+WRONG = [item("본품#품질", "향", "negative")]
+OTHER_WRONG = [item("본품#가격", "값")]
+
+
+def test_without_gold_only_counts_are_filled(tmp_path: Path) -> None:
+    rows = [row("a", stage1=GOLD, final=WRONG, meta={"invalid_target_count": 4, "invalid_ref_count": 2}),
+            row("b", gold=[], final=GOLD + OTHER_WRONG)]
+    metrics = evaluate_rows(tmp_path, rows).metrics
+    assert metrics["gold_available"] is False
+    for metric in STRUCTURAL:
+        assert (metrics[metric.name] is None) == metric.requires_gold, metric.name
+    assert metrics["break_count"] == metrics["implicit_gold_sample_n"] == metrics["invalid_target_count_total"] == 0
+    assert (metrics["n"], metrics["N_gold"], metrics["N_gold_total_pairs"], metrics["N_pred_used"]) == (2, 0, 0, 3)
+    assert metrics["N_pred_final_tuples"] == 2
+
+
+def test_rows_without_gold_stay_out_of_means_but_count_as_rows(tmp_path: Path) -> None:
+    rows = [row("a", gold=GOLD, stage1=WRONG, final=GOLD), row("b", final=WRONG + OTHER_WRONG, stage1=WRONG),
+            row("c", gold=GOLD, stage1=GOLD, final=[item("본품#품질", "향"), item("본품#가격", "값")])]
+    metrics = evaluate_rows(tmp_path, rows).metrics
+    assert (metrics["n"], metrics["N_gold"], metrics["N_pred_used"]) == (3, 2, 5)
+    assert metrics["tuple_f1_s1"] == 0.5
+    assert metrics["tuple_f1_s2"] == (1.0 + 2 / 3) / 2
+    assert metrics["tuple_f1_s2_refpol_fp"] == 1
+    assert metrics["ref_fill_rate_s2"] == 1.0
+    assert metrics["ref_valid_rate_s2"] == 1.0
+
+
+def test_fix_break_rates_net_gain_and_cda(tmp_path: Path) -> None:
+    rows = [
+        row("fix", gold=GOLD, stage1=WRONG, final=GOLD),
+        row("still_changed", gold=GOLD, stage1=WRONG, final=OTHER_WRONG),
+        row("still_same", gold=GOLD, stage1=WRONG, final=WRONG),
+        row("keep", gold=GOLD, stage1=GOLD, final=GOLD),
+        row("break", gold=GOLD, stage1=GOLD, final=WRONG),
+        row("no_gold", stage1=WRONG, final=GOLD),
+    ]
+    metrics = evaluate_rows(tmp_path, rows).metrics
+    assert metrics["fix_rate"] == 1 / 3
+    assert metrics["break_rate"] == 1 / 2
+    assert metrics["net_gain"] == 0.0
+    assert metrics["cda"] == 1 / 2
+    assert metrics["break_count"] == 1
+
+
+def test_rates_blank_on_zero_denominators(tmp_path: Path) -> None:
+    metrics = evaluate_rows(tmp_path, [row("a", gold=GOLD, stage1=WRONG, final=WRONG)]).metrics
+    assert (metrics["fix_rate"], metrics["break_rate"], metrics["cda"], metrics["net_gain"]) == (0.0, None, None, 0.0)
+    metrics = evaluate_rows(tmp_path, [row("a", gold=GOLD, stage1=GOLD, final=GOLD)]).metrics
+    assert (metrics["fix_rate"], metrics["break_rate"], metrics["cda"]) == (None, 0.0, None)
+
+
+def test_empty_predictions_blank_the_per_tuple_rates(tmp_path: Path) -> None:
+    rows = [row("a", gold=GOLD, meta={"invalid_ref_count": 3}), row("b", final=GOLD, meta={"invalid_ref_count": 5})]
+    metrics = evaluate_rows(tmp_path, rows).metrics
+    for name in ("ref_fill_rate", "ref_fill_rate_s2", "ref_valid_rate", "ref_valid_rate_s2", "invalid_ref_rate",
+                 "ote_null_rate"):
+        assert metrics[name] is None, name
+    assert (metrics["invalid_ref_count_total"], metrics["ref_coverage_rate"], metrics["tuple_f1_s2"]) == (3, 0.0, 0.0)
+
+
+def test_attrpol_micro_leaves_out_samples_without_gold_attribute_pairs(tmp_path: Path) -> None:
+    rows = [row("a", gold=[item("본품", "향")], final=[item("본품#품질", "향")]),
+            row("b", gold=GOLD, final=GOLD)]
+    metrics = evaluate_rows(tmp_path, rows).metrics
+    counts = [metrics[f"tuple_f1_s2_attrpol_{c}"] for c in ("tp", "fp", "fn")]
+    assert counts == [1, 0, 0] and metrics["tuple_f1_s2_attrpol_micro"] == 1.0
+    assert [metrics[f"tuple_f1_s2_refpol_{c}"] for c in ("tp", "fp", "fn")] == [1, 1, 1]
+    assert metrics["tuple_f1_s2_refpol_micro"] == 0.5
+    assert metrics["tuple_f1_s2_attrpol"] == 0.5
+
+
+def test_micro_is_blank_when_all_sums_are_zero(tmp_path: Path) -> None:
+    metrics = evaluate_rows(tmp_path, [row("a", gold=[item("본품", "향")], final=[item("", "향")])]).metrics
+    assert [metrics[f"tuple_f1_s2_attrpol_{c}"] for c in ("tp", "fp", "fn", "micro")] == [0, 0, 0, None]
+    assert metrics["tuple_f1_s2_refpol_micro"] == 0.0
+
+
+def test_explicit_and_implicit_only_scores(tmp_path: Path) -> None:
+    rows = [
+        row("a", gold=[item("본품#품질", "향"), item("본품#가격", "", "negative")],
+            final=[item("본품#품질", "향"), item("본품#가격", "비싸", "negative"), item("x", "y", "mixed")]),
+        row("b", gold=[item("본품#일반", "", "mixed")], final=[item("본품#일반", "z", "mixed")]),
+    ]
+    metrics = evaluate_rows(tmp_path, rows).metrics
+    assert metrics["implicit_gold_sample_n"] == 1
+    assert metrics["tuple_f1_s2_implicit_only"] == 2 / 3
+    assert metrics["tuple_f1_s2_explicit_only"] == 0.5
+    assert metrics["tuple_f1_explicit"] == metrics["tuple_f1_s2_otepol_explicit_only"] == 0.5
+    assert (metrics["precision_explicit"], metrics["recall_explicit"]) == (1 / 3, 1.0)
+    metrics = evaluate_rows(tmp_path, rows[1:]).metrics
+    for name in ("tuple_f1_s2_explicit_only", "tuple_f1_explicit", "precision_explicit", "tuple_f1_s2_implicit_only"):
+        assert metrics[name] is None, name
+
+
+def test_final_source_counts(tmp_path: Path) -> None:
+    rows: list[dict[str, Any]] = [
+        row("a", final=GOLD),
+        {"meta": {"text_id": "b"}, "runtime": {"parsed_output": {"final_result": {"final_aspects": GOLD}}}},
+        {"meta": {"text_id": "c"}, "inputs": {"aspect_sentiments": GOLD}},
+        row("d"),
+    ]
+    metrics = evaluate_rows(tmp_path, rows).metrics
+    assert [metrics[f"N_pred_{s}"] for s in ("final_tuples", "final_aspects", "inputs_aspect_sentiments")] == [1, 1, 2]
+    assert metrics["N_agg_fallback_used"] == 3
