@@ -103,7 +103,7 @@ def cli() -> None:
 @click.option("--skip-bad-lines", is_flag=True, help="Skip and report bad lines instead of stopping.")
 @click.option("--workers", type=click.IntRange(1, 64), help="Decoding processes [default: up to the core count].")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON on stdout.")
-@click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No summary on stdout and no progress bar on stderr.")
 @user_errors
 def run_command(
     run: Path,
@@ -116,10 +116,13 @@ def run_command(
 ) -> None:
     """Compute structural_metrics.csv and friends for RUN."""
     from aggregator.pipeline import evaluate_run
+    from aggregator.progress import reading
 
-    evaluation = evaluate_run(
-        run, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, while_reading=_import_writers
-    )
+    with reading(run, quiet=quiet) as on_bytes:
+        evaluation = evaluate_run(
+            run, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, while_reading=_import_writers,
+            on_bytes=on_bytes,
+        )
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files
     from aggregator.summary import metrics_json, summary_lines

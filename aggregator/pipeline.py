@@ -62,15 +62,17 @@ def evaluate_run(
     skip_bad_lines: bool = False,
     workers: int | None = None,
     while_reading: Callable[[], object] | None = None,
+    on_bytes: Callable[[int], None] | None = None,
 ) -> RunEvaluation:
     """Read a run directory or scorecards file and compute its structural metrics.
 
     Raises :class:`~scorecards.errors.InputError` (one line, with file and line) for bad input.
     Hashing the input (in a thread: hashlib releases the GIL), importing Polars and
     ``while_reading()`` (e.g. importing writers) happen while the reader's workers decode.
+    ``on_bytes`` is called with the size of each block read (see :func:`~scorecards.reader.start_read`).
     """
     started = time.perf_counter()
-    pending = start_read(path, sample_counts, skip_bad_lines=skip_bad_lines, workers=workers)
+    pending = start_read(path, sample_counts, skip_bad_lines=skip_bad_lines, workers=workers, on_bytes=on_bytes)
     with ThreadPoolExecutor(1) as hasher:
         digest = hasher.submit(sha256_of, pending.path)
         from aggregator.metrics.structural import STRUCTURAL

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 BLOCK = 1 << 22
@@ -32,11 +32,13 @@ def split_ranges(path: str, parts: int, min_part: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a] or [(0, size)]
 
 
-def iter_lines(handle: BinaryIO, start: int, end: int) -> Iterator[bytes]:
+def iter_lines(
+    handle: BinaryIO, start: int, end: int, on_bytes: Callable[[int], None] | None = None
+) -> Iterator[bytes]:
     """Yield every line in ``[start, end)`` without its ``\\n``, reading in blocks.
 
     The byte-order mark at offset 0 is removed. Memory holds one block plus the
-    longest line.
+    longest line. ``on_bytes`` (e.g. a progress bar) is called with each block's size.
     """
     handle.seek(start)
     remaining = end - start
@@ -47,6 +49,8 @@ def iter_lines(handle: BinaryIO, start: int, end: int) -> Iterator[bytes]:
         if not block:
             break
         remaining -= len(block)
+        if on_bytes is not None:
+            on_bytes(len(block))
         if first and block.startswith(BOM):
             block = block[len(BOM):]
         first = False

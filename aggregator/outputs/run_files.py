@@ -8,12 +8,14 @@ from aggregator.outputs.metadata import RunMetadata, SkippedLine, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.pipeline import RunEvaluation
+from aggregator.report.run_report import run_report
 
 METRICS_CSV = "structural_metrics.csv"
 METRICS_MD = "structural_metrics_table.md"
 PER_SAMPLE_PARQUET = "per_sample.parquet"
 PER_SAMPLE_CSV = "per_sample.csv"
 METADATA_JSON = "run_metadata.json"
+REPORT_HTML = "report.html"
 
 
 def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
@@ -48,7 +50,7 @@ def run_facts(evaluation: RunEvaluation) -> list[str]:
 
 
 def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
-    """structural_metrics.csv / _table.md, per_sample.parquet / .csv and run_metadata.json."""
+    """structural_metrics.csv / _table.md, per_sample.parquet / .csv, run_metadata.json and report.html."""
     title = f"Structural metrics — {', '.join(evaluation.run_ids)}"
     markdown = metrics_markdown(STRUCTURAL, evaluation.metrics, title=title, facts=run_facts(evaluation))
     return {
@@ -57,4 +59,5 @@ def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
         PER_SAMPLE_PARQUET: parquet_bytes(evaluation.table),
         PER_SAMPLE_CSV: csv_bytes(evaluation.table),
         METADATA_JSON: run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n",
+        REPORT_HTML: run_report(evaluation),
     }

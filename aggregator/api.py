@@ -1,0 +1,86 @@
+"""The Python API of one run: :func:`aggregate_run` returns a typed :class:`RunResult`.
+
+>>> from aggregator import aggregate_run
+>>> result = aggregate_run("results/cr_n50_m1_v2__seed42")  # doctest: +SKIP
+>>> result.metrics["tuple_f1_s2"]  # doctest: +SKIP
+0.0
+>>> result.to_polars().select("sample_key", "refpol_transition").head(3)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from aggregator.outputs.metadata import RunMetadata
+
+if TYPE_CHECKING:
+    import polars as pl
+
+MetricValue = bool | int | float | None
+
+
+class RunResult(RunMetadata):
+    """A run's structural metrics, what produced them, and (via :meth:`to_polars`) its per-sample table.
+
+    Every field of ``run_metadata.json`` is here too. ``metrics`` maps each column of
+    ``structural_metrics.csv`` to its value; None is undefined (a blank CSV cell), never 0.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    metrics: dict[str, MetricValue] = Field(description="structural_metrics.csv as {column: value}; None = undefined")
+    outdir: str | None = Field(None, description="where the output files were written (None: not written)")
+    files: list[str] = Field(default_factory=list, description="names of the files written to outdir")
+    _table: pl.DataFrame = PrivateAttr()
+
+    def to_polars(self) -> pl.DataFrame:
+        """The per-sample table: one row per sample (columns: docs/metrics.md, ``per_sample.csv``)."""
+        return self._table
+
+    def to_dict(self) -> dict[str, object]:
+        """Everything but the per-sample table, JSON-ready (None for undefined values)."""
+        return self.model_dump(mode="json")
+
+    def metric(self, name: str) -> MetricValue:
+        """One metric by column name; an unknown name raises ``UnknownMetric`` with a close match."""
+        from aggregator.metrics.structural import STRUCTURAL
+
+        return self.metrics[STRUCTURAL[name].name]
+
+
+def aggregate_run(
+    path: str | os.PathLike[str],
+    *,
+    profile: str | None = None,
+    skip_bad_lines: bool = False,
+    outdir: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+) -> RunResult:
+    """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
+
+    ``profile`` keeps the rows of one profile; ``skip_bad_lines`` skips and lists bad lines
+    instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
+    (CSV, Markdown, Parquet, metadata, ``report.html``). Raises
+    :class:`~scorecards.errors.InputError` for unreadable input (message ``file:line: reason``)
+    and :class:`~aggregator.outputs.atomic.OutputError` when ``outdir`` cannot be written.
+    """
+    from aggregator.outputs.atomic import write_outputs
+    from aggregator.outputs.run_files import run_files, run_metadata
+    from aggregator.pipeline import evaluate_run
+
+    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers)
+    written: list[Path] = []
+    if outdir is not None:
+        written = write_outputs(outdir, run_files(evaluation))
+    result = RunResult(
+        **run_metadata(evaluation).model_dump(),
+        metrics=evaluation.metrics,
+        outdir=None if outdir is None else str(outdir),
+        files=[p.name for p in written],
+    )
+    result._table = evaluation.table
+    return result

@@ -1,0 +1,182 @@
+"""``report.html`` of one run: headline table, S1 vs final chart, transitions chart, sample table, all metrics.
+
+Everything shown is read from a :class:`~aggregator.pipeline.RunEvaluation`: the metric
+values and their definitions come from the registry, transition counts from
+:func:`aggregator.metrics.structural.transitions`, and the sample table from the
+per-sample table's columns. Nothing is recomputed here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+
+from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS, transitions
+from aggregator.outputs.cells import markdown_cell
+from aggregator.per_sample import TRANSITIONS
+from aggregator.pipeline import RunEvaluation
+from aggregator.report import charts
+from aggregator.report.html import esc, page
+from aggregator.report.metric_tables import metric_rows_table, metrics_details
+from aggregator.report.samples import sample_payload
+from aggregator.units import UNITS
+from aggregator.version import __version__
+
+CODE = re.compile(r"`([^`]*)`")
+UNIT_NAMES = {"refpol": "Ref-F1 · GoldUnit", "otepol": "Surface-F1 · SurfaceUnit", "attrpol": "Attr-F1 · attribute"}
+HEADLINE_COLUMNS = (
+    ("tuple_f1_s1", "F1 stage 1"),
+    ("tuple_f1_s2", "F1 final"),
+    ("delta_f1", "ΔF1"),
+    ("fix_rate", "Fix rate"),
+    ("break_rate", "Break rate"),
+    ("net_gain", "Net gain"),
+)
+
+
+def suffix(unit: str) -> str:
+    """The metric-name suffix of a unit: ``""`` for refpol (the headline), else ``_<unit>``."""
+    return "" if unit == "refpol" else f"_{unit}"
+
+
+def transition_counts(table: pl.DataFrame) -> dict[str, dict[str, int]]:
+    """``{unit: {fix|keep|break|still: samples with gold}}``."""
+    row = table.select(transitions(u, k).alias(f"{u}:{k}") for u in UNITS for k in TRANSITIONS).row(0, named=True)
+    return {u: {k: int(row[f"{u}:{k}"] or 0) for k in TRANSITIONS} for u in UNITS}
+
+
+def _signed(value: object, better: bool | None) -> str:
+    """A Δ-like cell: sign always shown, coloured good/bad by the metric's direction."""
+    if not isinstance(value, float):
+        return f'<td class="num na">{esc(markdown_cell(value))}</td>'
+    tone = "" if value == 0 or better is None else ("good" if (value > 0) == better else "bad")
+    return f'<td class="num {tone}">{value:+.4f}</td>'
+
+
+def _cell(name: str, values: dict[str, object]) -> str:
+    metric, value = STRUCTURAL[name], values.get(name)
+    if name.startswith(("delta_f1", "net_gain")):
+        return _signed(value, metric.higher_is_better)
+    cls = "num na" if value is None else "num"
+    return f'<td class="{cls}">{esc(markdown_cell(value))}</td>'
+
+
+def headline_table(values: dict[str, object], counts: dict[str, dict[str, int]]) -> str:
+    """One row per unit: F1 S1, F1 final, ΔF1, fix/break rates, net gain and the fix/break counts."""
+    head = "".join(
+        f'<th class="num" title="{esc(STRUCTURAL[name].meaning + " = " + STRUCTURAL[name].formula)}">{esc(text)}</th>'
+        for name, text in HEADLINE_COLUMNS
+    )
+    rows = []
+    for unit in UNITS:
+        cells = "".join(_cell(name + suffix(unit), values) for name, _ in HEADLINE_COLUMNS)
+        c = counts[unit]
+        primary = ' class="primary"' if unit == "refpol" else ""
+        rows.append(
+            f"<tr{primary}><th scope=\"row\">{esc(UNIT_NAMES[unit])}</th>{cells}"
+            f'<td class="num">{c["fix"]}</td><td class="num">{c["break"]}</td></tr>'
+        )
+    return (
+        '<table class="headline"><thead><tr><th>Unit</th>' + head
+        + '<th class="num" title="samples wrong at stage 1 and correct at the final stage">Fixed</th>'
+        + '<th class="num" title="samples correct at stage 1 and wrong at the final stage">Broken</th>'
+        + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+    )
+
+
+def key_figures(values: dict[str, object]) -> str:
+    """The Ref-F1 story in four cards: final F1 (from stage 1), ΔF1, fix and break rate, CDA."""
+    s1, s2, delta = (values.get(n) for n in ("tuple_f1_s1", "tuple_f1_s2", "delta_f1"))
+    delta_text = f"{delta:+.4f}" if isinstance(delta, float) else markdown_cell(delta)
+    tone = "" if not isinstance(delta, float) or delta == 0 else ("good" if delta > 0 else "bad")
+    cards = [
+        ("Ref-F1 final", markdown_cell(s2), f"stage 1: {markdown_cell(s1)}", ""),
+        ("ΔRef-F1", delta_text, "final − stage 1", tone),
+        ("Fix rate", markdown_cell(values.get("fix_rate")), "of stage-1 wrong samples", ""),
+        ("Break rate", markdown_cell(values.get("break_rate")), "of stage-1 correct samples", ""),
+        ("Net gain", markdown_cell(values.get("net_gain")), "(fixes − breaks) / N", ""),
+        ("CDA", markdown_cell(values.get("cda")), "fixes among changed wrong samples", ""),
+    ]
+    return '<div class="cards">' + "".join(
+        f'<div class="card"><div class="card-label">{esc(label)}</div>'
+        f'<div class="card-value {tone}">{esc(value)}</div><div class="card-note">{esc(note)}</div></div>'
+        for label, value, note, tone in cards
+    ) + "</div>"
+
+
+def _facts(evaluation: RunEvaluation) -> str:
+    """The Markdown table's facts (input, rows, profile, skipped lines) as one line, `code` kept as code."""
+    from aggregator.outputs.run_files import run_facts
+
+    facts = [CODE.sub(r"<code>\1</code>", esc(fact)) for fact in run_facts(evaluation) if not fact.startswith("Run:")]
+    return " · ".join([*facts, f"absa-aggregator {esc(__version__)}"])
+
+
+def _chart_rows(values: dict[str, object], counts: dict[str, dict[str, int]]) -> tuple[list[dict], list[dict]]:
+    labels = [UNIT_LABELS[u] for u in UNITS]
+    f1 = [
+        {"unit": label, "stage": stage, "f1": values.get(f"tuple_f1_{s}{suffix(u)}")}
+        for u, label in zip(UNITS, labels)
+        for s, stage in (("s1", "Stage 1"), ("s2", "Final"))
+    ]
+    moves = [{"unit": label, "kind": k, "n": counts[u][k]} for u, label in zip(UNITS, labels) for k in TRANSITIONS]
+    return f1, moves
+
+
+def run_report(evaluation: RunEvaluation) -> bytes:
+    """The run's ``report.html`` as bytes."""
+    values = evaluation.metrics
+    counts = transition_counts(evaluation.table)
+    f1_rows, move_rows = _chart_rows(values, counts)
+    units = [UNIT_LABELS[u] for u in UNITS]
+    n_gold = values["N_gold"]
+    run_name = ", ".join(evaluation.run_ids)
+    no_gold = (
+        '<p class="warning">No sample has gold: F1, fix and break metrics are undefined (N/A) for this input.</p>'
+        if not values.get("gold_available") else ""
+    )
+    body = f"""
+<header>
+  <h1>{esc(run_name)} <span class="kind">· run report</span></h1>
+  <p class="facts">{_facts(evaluation)}</p>
+</header>
+<main>
+{no_gold}
+<section id="headline">
+  <h2>Headline</h2>
+  {key_figures(values)}
+  {headline_table(values, counts)}
+  <p class="note">Means over the {esc(n_gold)} samples with gold. A sample is <em>correct</em> when its precision and
+  recall are both 1 under the unit. Fix rate = fix / (fix + still); break rate = break / (break + keep);
+  net gain = (fix − break) / N. N/A: undefined for this input. Hover a column for its definition.</p>
+</section>
+<section id="charts" class="grid2">
+  <figure><figcaption>Stage 1 vs final, per unit</figcaption><div class="chart" data-chart="stage_f1"></div></figure>
+  <figure><figcaption>What the review did to each sample, per unit</figcaption>
+    <div class="chart" data-chart="transitions"></div></figure>
+</section>
+<section id="samples">
+  <h2>Samples</h2>
+  <p class="note">Each tuple reads <em>ref</em> · “term” · polarity. Pick a unit to see its transition and F1 per
+  sample; the filters count samples with gold under that unit. Misses are samples wrong at the final stage.</p>
+  <div id="sample-table"></div>
+</section>
+<section id="appendix">
+  <h2>Appendix</h2>
+  {metric_rows_table(STRUCTURAL, values, section="appendix")}
+</section>
+<section id="all-metrics">
+  <h2>All metrics</h2>
+  {metrics_details(STRUCTURAL, values)}
+</section>
+</main>
+"""
+    data = {
+        "charts": {
+            "stage_f1": charts.stage_f1(f1_rows, units=units),
+            "transitions": charts.transitions(move_rows, units=units),
+        },
+        "samples": sample_payload(evaluation.table, {u: UNIT_NAMES[u] for u in UNITS}),
+    }
+    return page(title=f"{run_name} — run report", body=body, data=data)

@@ -1,0 +1,56 @@
+"""The sample table's data: per-sample columns as JSON arrays, drawn and filtered in the page.
+
+The payload is columnar (one array per column) so a run of many thousand samples
+stays a few bytes per value; the page renders one page of rows at a time. Nothing
+depends on the order of the input's lines (no line numbers), so shuffled input gives
+the same page. The tuple
+columns are already canonical JSON text (:func:`aggregator.sample_counts.tuples_text`)
+and are spliced in as raw JSON rather than decoded and encoded again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import msgspec
+import polars as pl
+
+from aggregator.per_sample import TRANSITIONS
+
+TUPLE_COLUMNS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}
+DIGITS = 4
+
+
+def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[str, object]:
+    """``{"key", "run"?, "has_gold", "changed", "gold", "s1", "s2", "units": {unit: {...}}}``.
+
+    ``run`` is present only when the input holds several runs. Per unit: its display
+    ``name``, the ``transition`` of every sample and its F1 at both stages (``DIGITS`` decimals).
+    """
+    run_ids = table.get_column("run_id")
+    payload: dict[str, object] = {
+        "key": table.get_column("sample_key").to_list(),
+        "has_gold": table.get_column("has_gold").to_list(),
+        "changed": table.get_column("changed").to_list(),
+        "transitions": list(TRANSITIONS),
+    }
+    if run_ids.n_unique() > 1:
+        payload["run"] = run_ids.to_list()
+    arrays = table.select(
+        pl.concat_str(pl.lit("["), pl.col(column).str.join(","), pl.lit("]")).cast(pl.Binary).alias(short)
+        for short, column in TUPLE_COLUMNS.items()
+    )
+    payload.update((short, msgspec.Raw(data)) for short, data in arrays.row(0, named=True).items())
+    scores = table.select(
+        pl.col(f"{u}_{s}_f1").round(DIGITS).alias(f"{u}_{s}") for u in unit_names for s in ("s1", "s2")
+    )
+    payload["units"] = {
+        unit: {
+            "name": name,
+            "transition": table.get_column(f"{unit}_transition").to_list(),
+            "f1_s1": scores.get_column(f"{unit}_s1").to_list(),
+            "f1_s2": scores.get_column(f"{unit}_s2").to_list(),
+        }
+        for unit, name in unit_names.items()
+    }
+    return payload

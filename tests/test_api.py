@@ -1,0 +1,105 @@
+"""The Python API: ``from aggregator import aggregate_run, compare_runs`` and the typed RunResult."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import aggregator
+from aggregator import RunResult, aggregate_run
+from aggregator.metrics.registry import UnknownMetric
+from aggregator.outputs.cells import csv_cell
+from scorecards.errors import InputError
+from tests.conftest import CONFORMANCE, RUNS, run_cli
+from tests.scorecard_rows import item, row, write_rows
+
+SYNTH = CONFORMANCE / "synth_pub" / "scorecards.jsonl"
+
+
+def test_metrics_equal_the_cli_csv(tmp_path: Path) -> None:
+    done = run_cli(SYNTH, "--outdir", tmp_path, "--quiet")
+    assert done.returncode == 0, done.stderr
+    with open(tmp_path / "structural_metrics.csv", newline="", encoding="utf-8") as handle:
+        (expected,) = list(csv.DictReader(handle))
+    result = aggregate_run(SYNTH)
+    assert isinstance(result, RunResult)
+    assert {name: csv_cell(value) for name, value in result.metrics.items()} == expected
+
+
+def test_result_carries_provenance_and_the_per_sample_table() -> None:
+    result = aggregate_run(SYNTH, profile="paper_main")
+    assert result.run_ids == ["synth_pub__seed7"]
+    assert result.profile == "paper_main"
+    assert result.rows_aggregated == result.metrics["n"] == 200
+    assert len(result.input_sha256) == 64
+    table = result.to_polars()
+    assert isinstance(table, pl.DataFrame)
+    assert table.height == result.rows_aggregated
+    assert result.outdir is None and result.files == []
+
+
+def test_to_dict_is_json_with_null_for_undefined() -> None:
+    result = aggregate_run(CONFORMANCE / "nogold" / "scorecards.jsonl")
+    payload = json.loads(json.dumps(result.to_dict()))
+    assert payload["metrics"]["tuple_f1_s2"] is None
+    assert payload["metrics"]["gold_available"] is False
+    assert payload["metrics"]["n"] == result.rows_aggregated
+    assert "input_sha256" in payload and "_table" not in payload
+
+
+def test_outdir_writes_the_cli_files(tmp_path: Path) -> None:
+    result = aggregate_run(SYNTH, outdir=tmp_path / "out")
+    assert "report.html" in result.files and "structural_metrics.csv" in result.files
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(result.files)
+    assert result.outdir == str(tmp_path / "out")
+
+
+def test_skip_bad_lines_lists_the_skipped_lines(tmp_path: Path) -> None:
+    path = write_rows(tmp_path / "run" / "scorecards.jsonl", [row("k1", gold=[item("본품#일반", "x")])])
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write("{not json\n")
+    with pytest.raises(InputError, match=":2:"):
+        aggregate_run(path)
+    result = aggregate_run(path, skip_bad_lines=True)
+    assert result.rows_skipped == 1
+    assert result.skipped_lines[0].line == 2
+
+
+def test_metric_lookup_suggests_a_close_name() -> None:
+    result = aggregate_run(SYNTH)
+    assert result.metric("tuple_f1_s2") == result.metrics["tuple_f1_s2"]
+    with pytest.raises(UnknownMetric, match="did you mean 'tuple_f1_s2'"):
+        result.metric("tuple_f1_s3")
+
+
+def test_result_is_read_only() -> None:
+    result = aggregate_run(SYNTH)
+    with pytest.raises(ValueError):
+        result.profile = "other"  # type: ignore[misc]
+
+
+def test_compare_runs_is_exported() -> None:
+    from aggregator import compare_runs
+    from aggregator.compare import compare_runs as defined
+
+    assert compare_runs is defined
+    runs = sorted(RUNS.iterdir())[:2]
+    result = compare_runs(runs, resamples=50)
+    assert set(result.conditions_order) >= {"cr_n50_m0_v2"}
+
+
+def test_import_aggregator_stays_cheap() -> None:
+    code = "import sys, aggregator; print(sorted(m for m in ('polars', 'pydantic', 'numpy', 'rich') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_unknown_attribute_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError):
+        aggregator.no_such_name  # noqa: B018

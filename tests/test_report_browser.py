@@ -1,0 +1,163 @@
+"""Both reports rendered in headless Chromium (Debian's ``chromium``), as a reader opens them from disk.
+
+Each page must draw its charts with no console error or warning, request nothing but
+its own file, show the headline numbers, and survive hostile text. A full-page
+screenshot of each goes to ``test-artifacts/`` for a person to look at.
+CI installs chromium (.ci/run); elsewhere the test is skipped when it is absent.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from aggregator.outputs.cells import markdown_cell
+from aggregator.pipeline import evaluate_run
+from aggregator.report.run_report import run_report
+from tests.conftest import CONFORMANCE, RUNS, run_cli
+from tests.scorecard_rows import item, row, write_rows
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+HOSTILE = "<script>alert(1)</script>"
+
+if CHROMIUM is None:
+    pytest.skip("chromium is not installed (CI installs Debian's chromium: see .ci/run)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed: pip install -e '.[test]'")
+
+
+@dataclass
+class Visit:
+    """What happened while a page was open."""
+
+    page: object
+    file_url: str
+    console: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    def foreign_requests(self) -> list[str]:
+        return [url for url in self.requests if url != self.file_url]
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=FLAGS,
+            viewport={"width": 1400, "height": 900},
+        )
+        yield context
+        context.close()
+
+
+def visit(context: object, path: Path) -> Visit:
+    """Open ``path`` from disk and wait until every chart holder has an SVG."""
+    page = context.new_page()  # type: ignore[attr-defined]
+    seen = Visit(page, path.resolve().as_uri())
+    page.on("console", lambda m: m.type in ("error", "warning") and seen.console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: seen.console.append(f"pageerror: {e}"))
+    page.on("request", lambda r: seen.requests.append(r.url))
+    page.on("dialog", lambda d: (seen.dialogs.append(d.message), d.dismiss()))
+    page.goto(seen.file_url)
+    holders = page.locator("[data-chart]").count()
+    assert holders > 0
+    page.wait_for_function(
+        f"document.querySelectorAll('[data-chart] svg, .chart-error').length >= {holders}", timeout=15_000
+    )
+    return seen
+
+
+def screenshot(seen: Visit, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    target = ARTIFACTS / name
+    seen.page.screenshot(path=str(target), full_page=True)  # type: ignore[attr-defined]
+    return target
+
+
+def assert_clean(seen: Visit) -> None:
+    assert seen.console == []
+    assert seen.foreign_requests() == []
+    assert seen.dialogs == []
+    assert seen.page.locator(".chart-error").count() == 0  # type: ignore[attr-defined]
+
+
+def test_run_report_in_chromium(browser: object, tmp_path: Path) -> None:
+    source = CONFORMANCE / "synth_pub" / "scorecards.jsonl"
+    done = run_cli(source, "--outdir", tmp_path, "--quiet")
+    assert done.returncode == 0, done.stderr
+    metrics = evaluate_run(source, workers=1).metrics
+    seen = visit(browser, tmp_path / "report.html")
+    page = seen.page
+    text = page.inner_text("body")
+    for name in ("tuple_f1_s1", "tuple_f1_s2", "fix_rate", "break_rate", "tuple_f1_s2_otepol", "tuple_f1_s2_attrpol"):
+        assert markdown_cell(metrics[name]) in text, name
+    assert f"{metrics['delta_f1']:+.4f}" in text
+    assert page.locator("[data-chart] svg").count() == 2
+    assert page.locator("table.samples tbody tr").count() == 25
+    screenshot(seen, "run_report.png")
+
+    page.click("button[data-filter=break]")
+    assert page.locator("table.samples tbody tr").count() == metrics["break_count"]
+    assert f"of {metrics['break_count']} samples" in page.inner_text(".pager")
+    page.click("button[data-filter=fix]")
+    assert page.locator("table.samples .badge.fix").count() == min(25, page.locator("table.samples tbody tr").count())
+    page.select_option("#sample-unit", "attrpol")
+    page.click("button[data-filter=all]")
+    page.click("text=Next →")
+    assert "26–50 of 200 samples" in page.inner_text(".pager")
+    assert_clean(seen)
+
+
+def test_hostile_text_stays_text(browser: object, tmp_path: Path) -> None:
+    path = write_rows(tmp_path / "run" / "scorecards.jsonl", [
+        row(f"</script><b>{HOSTILE}", gold=[item("본품#일반", HOSTILE)], stage1=[item("본품#일반", HOSTILE)],
+            final=[item(HOSTILE, "<img src=x onerror=alert(2)>")], run_id=HOSTILE),
+        row("k2", gold=[item("본품#품질", "x")], final=[item("본품#품질", "x")]),
+    ])
+    report = tmp_path / "report.html"
+    report.write_bytes(run_report(evaluate_run(path, workers=1)))
+    seen = visit(browser, report)
+    seen.page.fill("input[type=search]", "<script>")  # type: ignore[attr-defined]
+    text = seen.page.inner_text("table.samples")  # type: ignore[attr-defined]
+    assert HOSTILE in text and "<img src=x onerror=alert(2)>" in text
+    assert HOSTILE in seen.page.inner_text("h1")  # type: ignore[attr-defined]
+    assert seen.page.locator("main img, table.samples b").count() == 0  # type: ignore[attr-defined]
+    assert_clean(seen)
+
+
+def test_large_run_renders_one_page_of_rows(browser: object, tmp_path: Path) -> None:
+    rows = [row(f"k{i:05d}", gold=[item("본품#일반", f"t{i}")], stage1=[item("본품#일반", f"t{i}")],
+                final=[item("본품#품질" if i % 3 else "본품#일반", f"t{i}")]) for i in range(6000)]
+    path = write_rows(tmp_path / "run" / "scorecards.jsonl", rows)
+    report = tmp_path / "report.html"
+    report.write_bytes(run_report(evaluate_run(path, workers=1)))
+    seen = visit(browser, report)
+    assert seen.page.locator("table.samples tbody tr").count() == 25  # type: ignore[attr-defined]
+    seen.page.click("button[data-filter=break]")  # type: ignore[attr-defined]
+    assert "of 4000 samples" in seen.page.inner_text(".pager")  # type: ignore[attr-defined]
+    assert_clean(seen)
+
+
+def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
+    runs = sorted(RUNS.iterdir())
+    done = run_cli("compare", *runs, "--outdir", tmp_path, "--quiet", "--resamples", "200")
+    assert done.returncode == 0, done.stderr
+    report = tmp_path / "report.html"
+    if not report.exists():
+        pytest.skip("aggregate compare does not write report.html yet")
+    seen = visit(browser, report)
+    text = seen.page.inner_text("body")  # type: ignore[attr-defined]
+    for condition in ("cr_n50_m0_v2", "cr_n50_m1_v2", "cr_n50_m2_v2"):
+        assert condition in text
+    screenshot(seen, "comparison_report.png")
+    assert_clean(seen)
