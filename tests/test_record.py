@@ -15,7 +15,6 @@ from tests.conftest import run_cli
 from tests.scorecard_rows import evaluate_rows, item, record_of, row, write_rows
 
 GOLD = [item("본품#품질", "향", "positive")]
-GOLD_T = frozenset({EvalTuple("본품#품질", "향", "positive")})
 
 
 def t(ref: str, term: str, pol: str = "positive") -> EvalTuple:

@@ -37,7 +37,7 @@ def families_of(name: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def fixture_metrics() -> dict[str, dict[str, object]]:
-    return {f"{p.parent.name}": evaluate_run(p, workers=1).metrics for p in FIXTURE_INPUTS}
+    return {p.parent.name: evaluate_run(p, workers=1).metrics for p in FIXTURE_INPUTS}
 
 
 # --- declarations --------------------------------------------------------------------------------
