@@ -70,7 +70,10 @@ def derive(counts: pl.DataFrame) -> pl.DataFrame:
 
 
 def build_table(rows: Sequence[tuple[object, ...]], lines: Sequence[int]) -> pl.DataFrame:
-    """The per-sample table in sample-key order (code-point order; ties in file order).
+    """The per-sample table in sample-key order (code-point order), then run id (then line).
+
+    (sample key, run id) is unique, so the order, and every float sum over it, does not
+    depend on the input's line order, also for merged files.
 
     ``rows`` are :func:`~aggregator.sample_counts.sample_counts` tuples and ``lines``
     their line numbers in the input file.
@@ -80,7 +83,7 @@ def build_table(rows: Sequence[tuple[object, ...]], lines: Sequence[int]) -> pl.
         [pl.Series(c.name, values, dtype=_DTYPES[c.kind]) for c, values in zip(COLUMNS, columns)]
         + [pl.Series("line", lines, dtype=pl.Int64)]
     )
-    return derive(counts.sort("sample_key", "line"))
+    return derive(counts.sort("sample_key", "run_id", "line"))
 
 
 def filter_profile(table: pl.DataFrame, profile: str | None) -> pl.DataFrame:

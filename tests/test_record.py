@@ -302,10 +302,14 @@ def test_rows_are_aggregated_in_code_point_order_of_the_sample_key(tmp_path: Pat
     assert sorted(KEYS).index("\uff5e") < sorted(KEYS).index("\U0001f600")
 
 
-def test_ties_of_a_merged_file_stay_in_file_order(tmp_path: Path) -> None:
+def test_ties_of_a_merged_file_are_ordered_by_run_id(tmp_path: Path) -> None:
+    """Ties (one sample key in several runs) go by run id, not file order, so that shuffled
+    lines give the same row order and the same float sums to the last bit."""
     rows = [row("k", run_id="run_z"), row("j", run_id="run_z"), row("k", run_id="run_a"), row("k", run_id="run_m")]
     table = evaluate_rows(tmp_path, rows).table
-    assert table.select("sample_key", "run_id").rows() == [("j", "run_z"), ("k", "run_z"), ("k", "run_a"), ("k", "run_m")]
+    assert table.select("sample_key", "run_id").rows() == [("j", "run_z"), ("k", "run_a"), ("k", "run_m"), ("k", "run_z")]
+    shuffled = evaluate_rows(tmp_path / "shuffled", rows[::-1]).table
+    assert shuffled.drop("line").equals(table.drop("line"))
 
 
 def test_same_sample_key_in_different_runs_is_fine(tmp_path: Path) -> None:
