@@ -148,3 +148,6 @@ def default_outdir(run: Path) -> Path:
     """``RUN/derived/metrics`` for a run directory, ``<dir of file>/derived/metrics`` for a file."""
     base = run if run.is_dir() else run.parent
     return base / "derived" / "metrics"
+
+
+from aggregator.compare.command import compare_command; cli.add_command(compare_command)  # noqa: E402,E702

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from aggregator.compare import compare_runs
+from aggregator.compare.markdown import mean_std, signed
 from aggregator.outputs.cells import markdown_cell
 from aggregator.pipeline import evaluate_run
 from aggregator.report.run_report import run_report
@@ -152,12 +154,17 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     runs = sorted(RUNS.iterdir())
     done = run_cli("compare", *runs, "--outdir", tmp_path, "--quiet", "--resamples", "200")
     assert done.returncode == 0, done.stderr
-    report = tmp_path / "report.html"
-    if not report.exists():
-        pytest.skip("aggregate compare does not write report.html yet")
-    seen = visit(browser, report)
-    text = seen.page.inner_text("body")  # type: ignore[attr-defined]
-    for condition in ("cr_n50_m0_v2", "cr_n50_m1_v2", "cr_n50_m2_v2"):
-        assert condition in text
+    result = compare_runs(runs, resamples=200)
+    seen = visit(browser, tmp_path / "report.html")
+    page = seen.page
+    text = page.inner_text("body")  # type: ignore[attr-defined]
+    for r in result.conditions.iter_rows(named=True):
+        assert mean_std(r, "tuple_f1_s2_otepol") in text
+    for r in result.paired.iter_rows(named=True):
+        assert f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]" in text
+    assert page.locator("[data-chart] svg").count() == 2  # type: ignore[attr-defined]
     screenshot(seen, "comparison_report.png")
+    page.select_option("[data-chart=conditions] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
+    page.select_option("[data-chart=paired] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
+    page.wait_for_timeout(200)  # type: ignore[attr-defined]
     assert_clean(seen)

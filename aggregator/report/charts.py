@@ -112,71 +112,89 @@ def transitions(rows: Sequence[Row], *, units: Sequence[str]) -> Spec:
     )
 
 
-def means_with_ci(
-    means: Sequence[Row],
-    seeds: Sequence[Row],
-    *,
-    conditions: Sequence[str],
-    metric_title: str,
+def _by_unit(
+    data: Sequence[Row], *, pick: tuple[str, str, Sequence[str]], units: Sequence[str], rows: int, width: int,
+    layer: list[Spec],
 ) -> Spec:
-    """Per condition: mean with its 95% CI as an error bar, and one dot per seed.
+    """``layer`` drawn once per unit (a column each, own x scale), for the option of a drop-down.
 
-    ``means``: ``{"condition", "mean", "low", "high"}``; ``seeds``: ``{"condition", "seed", "value"}``.
+    ``pick`` = (field, label, options): only rows whose ``field`` equals the chosen option are drawn.
     """
-    y = {"field": "condition", "type": "nominal", "sort": list(conditions), "title": None,
-         "axis": {"labelFontWeight": "bold", "labelPadding": 8, "labelLimit": 260}}
-    x_title = {"title": metric_title, "scale": {"zero": False, "nice": True}}
-    return _spec(
-        [], width="container", height=44 * max(len(conditions), 1),
-        layer=[
-            {"data": {"values": [dict(r) for r in _defined(means, "low", "high")]},
-             "mark": {"type": "rule", "strokeWidth": 2, "color": "#0969da"},
-             "encoding": {"y": y, "x": {"field": "low", "type": "quantitative", **x_title}, "x2": {"field": "high"},
-                          "tooltip": [{"field": "condition"}, {"field": "low", "format": ".4f", "title": "CI low"},
-                                      {"field": "high", "format": ".4f", "title": "CI high"}]}},
-            {"data": {"values": [dict(r) for r in _defined(seeds, "value")]},
-             "mark": {"type": "point", "filled": True, "size": 45, "opacity": 0.55, "color": "#57606a"},
-             "encoding": {"y": y, "yOffset": {"value": 9},
-                          "x": {"field": "value", "type": "quantitative", **x_title},
-                          "tooltip": [{"field": "condition"}, {"field": "seed"},
-                                      {"field": "value", "format": ".4f", "title": metric_title}]}},
-            {"data": {"values": [dict(r) for r in _defined(means, "mean")]},
-             "mark": {"type": "tick", "thickness": 3, "size": 18, "color": "#0969da"},
-             "encoding": {"y": y, "x": {"field": "mean", "type": "quantitative", **x_title},
-                          "tooltip": [{"field": "condition"}, {"field": "mean", "format": ".4f"}]}},
-        ],
-    )
+    field, label, options = pick
+    return {
+        "$schema": SCHEMA, "config": CONFIG, "data": {"values": [dict(r) for r in data]},
+        "params": [{"name": "pick", "value": options[0],
+                    "bind": {"input": "select", "options": list(options), "name": label}}],
+        "transform": [{"filter": f"datum.{field} === pick"}],
+        "facet": {"column": {"field": "unit", "type": "nominal", "sort": list(units), "title": None,
+                             "header": {"labelFontSize": 13, "labelFontWeight": "bold", "labelColor": "#1f2328"}}},
+        "resolve": {"scale": {"x": "independent"}},
+        "spec": {"width": width, "height": 34 * max(rows, 1), "layer": layer},
+    }
 
 
-def paired_deltas(rows: Sequence[Row], *, conditions: Sequence[str], metric_title: str, baseline: str) -> Spec:
-    """Per condition: mean paired difference to the baseline with its 95% CI, a zero line and the p-value.
+def _condition_axis(conditions: Sequence[str]) -> Spec:
+    return {"field": "condition", "type": "nominal", "sort": list(conditions), "title": None,
+            "axis": {"labelLimit": 220, "labelPadding": 6}}
 
-    ``rows``: ``{"condition", "delta", "low", "high", "p_text"}``.
+
+def condition_means(
+    rows: Sequence[Row], *, metrics: Sequence[str], units: Sequence[str], conditions: Sequence[str], width: int
+) -> Spec:
+    """Per unit (a column each) and condition: the mean over seeds with its 95% CI, and one dot per seed.
+
+    ``rows``: ``{"metric", "unit", "condition", "kind": "mean", "value", "low", "high", "n"}`` and
+    ``{"metric", "unit", "condition", "kind": "seed", "seed", "value"}``. A drop-down picks the metric.
     """
-    data = _defined(rows, "delta")
-    y = {"field": "condition", "type": "nominal", "sort": list(conditions), "title": None,
-         "axis": {"labelFontWeight": "bold", "labelPadding": 8, "labelLimit": 260}}
-    title = f"Δ {metric_title} vs {baseline}"
-    tooltip = [{"field": "condition"}, {"field": "delta", "format": "+.4f", "title": "Δ"},
-               {"field": "low", "format": "+.4f", "title": "CI low"},
-               {"field": "high", "format": "+.4f", "title": "CI high"}, {"field": "p_text", "title": "p"}]
-    return _spec(
-        data, width="container", height=44 * max(len(conditions), 1),
-        layer=[
-            {"mark": {"type": "rule", "color": "#8c959f", "strokeDash": [4, 3]},
-             "data": {"values": [{"zero": 0}]}, "encoding": {"x": {"field": "zero", "type": "quantitative"}}},
-            {"transform": [{"filter": "isValid(datum.low) && isValid(datum.high)"}],
-             "mark": {"type": "rule", "strokeWidth": 2},
-             "encoding": {"y": y, "x": {"field": "low", "type": "quantitative", "title": title},
-                          "x2": {"field": "high"}, "color": _sign_color(), "tooltip": tooltip}},
-            {"mark": {"type": "point", "filled": True, "size": 110, "opacity": 1},
-             "encoding": {"y": y, "x": {"field": "delta", "type": "quantitative", "title": title},
-                          "color": _sign_color(), "tooltip": tooltip}},
-            {"mark": {"type": "text", "align": "left", "dx": 8, "dy": -11, "fontSize": 11, "color": "#57606a"},
-             "encoding": {"y": y, "x": {"field": "delta", "type": "quantitative"}, "text": {"field": "p_text"}}},
-        ],
-    )
+    y = _condition_axis(conditions)
+    x = {"field": "value", "type": "quantitative", "title": None, "scale": {"zero": False, "nice": True}}
+    means = {"filter": "datum.kind === 'mean'"}
+    return _by_unit(_defined(rows, "value"), pick=("metric", "Metric ", metrics), units=units, rows=len(conditions),
+                    width=width, layer=[
+        {"transform": [means, {"filter": "isValid(datum.low)"}],
+         "mark": {"type": "rule", "strokeWidth": 2.5, "color": "#0969da", "opacity": 0.55},
+         "encoding": {"y": y, "x": {**x, "field": "low"}, "x2": {"field": "high"},
+                      "tooltip": [{"field": "condition"}, {"field": "n", "title": "seeds"},
+                                  {"field": "low", "format": ".4f", "title": "95% CI low"},
+                                  {"field": "high", "format": ".4f", "title": "95% CI high"}]}},
+        {"transform": [{"filter": "datum.kind === 'seed'"}],
+         "mark": {"type": "point", "filled": True, "size": 42, "opacity": 0.6, "color": "#57606a"},
+         "encoding": {"y": y, "yOffset": {"value": 7}, "x": x,
+                      "tooltip": [{"field": "condition"}, {"field": "seed"}, {"field": "value", "format": ".4f"}]}},
+        {"transform": [means],
+         "mark": {"type": "tick", "thickness": 3, "size": 22, "color": "#0969da"},
+         "encoding": {"y": y, "x": x,
+                      "tooltip": [{"field": "condition"}, {"field": "value", "format": ".4f", "title": "mean"}]}},
+    ])
 
 
-def _sign_color() -> Spec:
-    return {"condition": {"test": "datum.delta < 0", "value": "#cf222e"}, "value": "#1a7f37"}
+def paired_deltas(
+    rows: Sequence[Row], *, statistics: Sequence[str], units: Sequence[str], conditions: Sequence[str], width: int
+) -> Spec:
+    """Per unit (a column each) and condition: mean paired difference to the baseline, its 95% CI and p.
+
+    ``rows``: ``{"statistic", "unit", "condition", "delta", "low", "high", "p_text", "n"}``. A
+    drop-down picks the statistic; a dashed line marks no difference; p stands right of the interval.
+    Green or red: the interval lies above or below 0; grey: it contains 0 (or is undefined).
+    """
+    y = _condition_axis(conditions)
+    x = {"field": "delta", "type": "quantitative", "title": None, "scale": {"nice": True}}
+    color = {"condition": [{"test": "datum.low > 0", "value": "#1a7f37"},
+                           {"test": "datum.high < 0", "value": "#cf222e"}], "value": "#6e7781"}
+    tooltip = [{"field": "condition"}, {"field": "n", "title": "samples"},
+               {"field": "delta", "format": "+.4f", "title": "Δ"},
+               {"field": "low", "format": "+.4f", "title": "95% CI low"},
+               {"field": "high", "format": "+.4f", "title": "95% CI high"}, {"field": "p_text", "title": "p"}]
+    data = [{**r, "label_at": r["delta"] if r.get("high") is None else r["high"]} for r in _defined(rows, "delta")]
+    return _by_unit(data, pick=("statistic", "Statistic ", statistics), units=units, rows=len(conditions),
+                    width=width, layer=[
+        {"mark": {"type": "rule", "color": "#8c959f", "strokeDash": [4, 3]},
+         "encoding": {"x": {"datum": 0, "type": "quantitative"}}},
+        {"transform": [{"filter": "isValid(datum.low)"}], "mark": {"type": "rule", "strokeWidth": 2.5},
+         "encoding": {"y": y, "x": {**x, "field": "low"}, "x2": {"field": "high"}, "color": color,
+                      "tooltip": tooltip}},
+        {"mark": {"type": "point", "filled": True, "size": 90, "opacity": 1},
+         "encoding": {"y": y, "x": x, "color": color, "tooltip": tooltip}},
+        {"mark": {"type": "text", "align": "left", "baseline": "middle", "dx": 8, "fontSize": 11, "color": "#57606a"},
+         "encoding": {"y": y, "x": {**x, "field": "label_at"}, "text": {"field": "p_text"}}},
+    ])

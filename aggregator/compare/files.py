@@ -1,0 +1,43 @@
+"""All files of a comparison, as ``{name: bytes}``, ready for :func:`~aggregator.outputs.atomic.write_outputs`."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import polars as pl
+
+from aggregator.compare.markdown import comparison_markdown
+from aggregator.compare.result import ComparisonResult
+from aggregator.outputs.cells import csv_cell
+from aggregator.outputs.tables import csv_bytes, parquet_bytes
+
+CSV_TABLES = ("runs", "conditions", "paired", "flips", "self_consistency")
+MERGED = "per_sample_merged"
+MARKDOWN = "comparison.md"
+
+
+def _cell(value: object) -> str:
+    """:func:`csv_cell`, with a list written as its items separated by spaces."""
+    if isinstance(value, list):
+        return " ".join(csv_cell(item) for item in value)
+    return csv_cell(value)
+
+
+def frame_csv(frame: pl.DataFrame) -> bytes:
+    """A table as CSV, every cell as in ``structural_metrics.csv`` (:func:`csv_cell`)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(frame.columns)
+    writer.writerows([_cell(v) for v in row] for row in frame.iter_rows())
+    return buffer.getvalue().encode("utf-8")
+
+
+def comparison_files(result: ComparisonResult) -> dict[str, bytes]:
+    """runs.csv, conditions.csv, paired.csv, flips.csv, self_consistency.csv,
+    per_sample_merged.parquet / .csv and comparison.md."""
+    files = {f"{name}.csv": frame_csv(getattr(result, name)) for name in CSV_TABLES}
+    files[f"{MERGED}.parquet"] = parquet_bytes(result.per_sample)
+    files[f"{MERGED}.csv"] = csv_bytes(result.per_sample)
+    files[MARKDOWN] = comparison_markdown(result).encode("utf-8")
+    return files

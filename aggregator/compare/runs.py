@@ -1,0 +1,134 @@
+"""Which runs are compared: reading the inputs, splitting merged files, naming conditions and seeds.
+
+A run id names its condition and seed: the condition is the run id without a trailing
+``_proposed`` and without its ``__seed<N>`` suffix, the seed is N
+(``cr_n50_m1_v2__seed42_proposed`` -> condition ``cr_n50_m1_v2``, seed 42). A run id
+without ``__seed<N>`` is a condition of its own with no seed. ``--condition-pattern``
+replaces this rule by a regular expression searched in the run id, whose named group
+``condition`` is the condition and optional named group ``seed`` (digits) the seed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from aggregator.metrics.structural import STRUCTURAL
+from aggregator.pipeline import RunEvaluation, evaluate_run
+from scorecards.errors import InputError
+from scorecards.reader import resolve_input
+
+PROPOSED_SUFFIX = "_proposed"
+SEED_SUFFIX = re.compile(r"__seed(?P<seed>\d+)$")
+
+
+@dataclass(frozen=True)
+class RunNaming:
+    """Maps a run id to ``(condition, seed)``; ``pattern`` None is the default rule above."""
+
+    pattern: re.Pattern[str] | None = None
+
+    @classmethod
+    def from_text(cls, pattern: str | None) -> RunNaming:
+        """Compile ``--condition-pattern``; :class:`InputError` when it is invalid or has no ``condition`` group."""
+        if pattern is None:
+            return cls()
+        try:
+            compiled = re.compile(pattern)
+        except re.error as exc:
+            raise InputError(f"--condition-pattern {pattern!r}: not a regular expression ({exc})") from None
+        if "condition" not in compiled.groupindex:
+            raise InputError(f"--condition-pattern {pattern!r}: needs a named group (?P<condition>...)")
+        return cls(compiled)
+
+    def parse(self, run_id: str) -> tuple[str, int | None]:
+        """``(condition, seed)`` of ``run_id``."""
+        if self.pattern is None:
+            stem = run_id.removesuffix(PROPOSED_SUFFIX)
+            found = SEED_SUFFIX.search(stem)
+            if found is None:
+                return stem, None
+            return stem[: found.start()], int(found.group("seed"))
+        match = self.pattern.search(run_id)
+        if match is None or not match.group("condition"):
+            raise InputError(f"run id {run_id!r} does not match --condition-pattern {self.pattern.pattern!r}")
+        seed = match.groupdict().get("seed")
+        if seed is not None and not seed.isdigit():
+            raise InputError(f"run id {run_id!r}: seed {seed!r} from --condition-pattern is not a whole number")
+        return match.group("condition"), None if seed is None else int(seed)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a comparison.
+
+    ``table`` is the run's per-sample table (columns of :mod:`aggregator.per_sample`, sample-key
+    order) and ``metrics`` its ``structural_metrics.csv`` row, ``STRUCTURAL.compute(table)``.
+    """
+
+    run_id: str
+    condition: str
+    seed: int | None
+    source: Path
+    table: pl.DataFrame = field(repr=False)
+    metrics: dict[str, object] = field(repr=False)
+
+    def sort_key(self) -> tuple[str, bool, int, str]:
+        """Condition, then seed (runs without a seed last), then run id."""
+        return self.condition, self.seed is None, self.seed or 0, self.run_id
+
+
+def split_runs(evaluation: RunEvaluation, naming: RunNaming) -> list[Run]:
+    """The runs of one input: a merged file is split by run id, each group gets its own metrics."""
+    ids = evaluation.run_ids
+    if len(ids) == 1:
+        groups = {ids[0]: (evaluation.table, evaluation.metrics)}
+    else:
+        parts = evaluation.table.partition_by("run_id", as_dict=True, maintain_order=True)
+        groups = {}
+        for (run_id,), part in parts.items():
+            table = part.rechunk()
+            groups[str(run_id)] = (table, STRUCTURAL.compute(table))
+    runs = []
+    for run_id in ids:
+        condition, seed = naming.parse(run_id)
+        table, metrics = groups[run_id]
+        runs.append(Run(run_id, condition, seed, evaluation.input_path, table, metrics))
+    return runs
+
+
+def load_runs(paths: Sequence[str | os.PathLike[str]], *, condition_pattern: str | None = None) -> list[Run]:
+    """Evaluate every input and return its runs in :meth:`Run.sort_key` order.
+
+    Raises :class:`InputError` when no input is given, an input is given twice (also as a directory
+    and its ``scorecards.jsonl``), or two inputs carry the same run id.
+    """
+    if not paths:
+        raise InputError("compare: no run given")
+    naming = RunNaming.from_text(condition_pattern)
+    given_as: dict[Path, str] = {}
+    found_in: dict[str, str] = {}
+    runs: list[Run] = []
+    for path in paths:
+        resolved = resolve_input(path).resolve()
+        if resolved in given_as:
+            raise InputError(f"{os.fspath(path)}: given twice (same input as {given_as[resolved]})")
+        given_as[resolved] = os.fspath(path)
+        for run in split_runs(evaluate_run(path), naming):
+            if run.run_id in found_in:
+                raise InputError(
+                    f"{os.fspath(path)}: run id {run.run_id!r} is also in {found_in[run.run_id]}; give each run once"
+                )
+            found_in[run.run_id] = os.fspath(path)
+            runs.append(run)
+    return sort_runs(runs)
+
+
+def sort_runs(runs: Iterable[Run]) -> list[Run]:
+    """Runs in condition, seed, run id order."""
+    return sorted(runs, key=Run.sort_key)

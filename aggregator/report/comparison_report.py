@@ -1,0 +1,237 @@
+"""``report.html`` of a comparison: conditions with seed scatter, paired differences, flips, self-consistency.
+
+Everything comes from a :class:`~aggregator.compare.result.ComparisonResult`: per-run values
+from ``runs``, means and standard deviations from ``conditions``, the paired bootstrap
+intervals and p-values from ``paired``, and the ``flips`` and ``self_consistency`` tables.
+The one number added here is the 95% interval of a condition's mean over its seeds
+(:func:`seed_interval`), drawn as the error bar beside the seed dots.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from aggregator.compare.markdown import STATISTIC_LABELS, mean_std, signed
+from aggregator.compare.result import ComparisonResult
+from aggregator.compare.tables import PER_UNIT, UNIT_SUFFIXES
+from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
+from aggregator.outputs.cells import markdown_cell
+from aggregator.report import charts
+from aggregator.report.html import esc, page
+from aggregator.version import __version__
+
+CONFIDENCE = 0.95
+UNITS = dict(zip(UNIT_LABELS, UNIT_SUFFIXES))
+METRIC_LABELS = {
+    "tuple_f1_s2": "F1 S2",
+    "tuple_f1_s1": "F1 S1",
+    "delta_f1": "ΔF1 (S2 − S1)",
+    "fix_rate": "Fix rate",
+    "break_rate": "Break rate",
+    "net_gain": "Net gain",
+}
+FACET_WIDTH = 330
+
+
+def seed_interval(mean: float | None, std: float | None, n: int) -> tuple[float | None, float | None]:
+    """95% interval of a mean over ``n`` seeds: mean ± t(0.975, n − 1) · std / √n (Student t).
+
+    Undefined (None, None) for fewer than two seeds or an undefined mean or std.
+    """
+    if mean is None or std is None or n < 2:
+        return None, None
+    from scipy.special import stdtrit
+
+    half = float(stdtrit(n - 1, 1 - (1 - CONFIDENCE) / 2)) * std / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def _metric(name: str, unit: str) -> str:
+    return f"{name}{UNITS[unit]}"
+
+
+def condition_rows(result: ComparisonResult) -> list[dict[str, object]]:
+    """Chart rows: per metric, unit and condition the mean with its seed interval, and each seed's value."""
+    rows: list[dict[str, object]] = []
+    conditions = {r["condition"]: r for r in result.conditions.iter_rows(named=True)}
+    for name, label in METRIC_LABELS.items():
+        for unit in UNITS:
+            metric = _metric(name, unit)
+            runs = result.runs.select("condition", "seed", "run_id", metric).drop_nulls(metric)
+            for condition in result.conditions_order:
+                mine = runs.filter(pl.col("condition") == condition)
+                summary = conditions[condition]
+                low, high = seed_interval(summary[f"{metric}_mean"], summary[f"{metric}_std"], mine.height)
+                base = {"metric": label, "unit": UNIT_LABELS[unit], "condition": condition}
+                rows.append({**base, "kind": "mean", "value": summary[f"{metric}_mean"], "low": low, "high": high,
+                             "n": mine.height})
+                rows += [{**base, "kind": "seed", "seed": r["seed"] if r["seed"] is not None else r["run_id"],
+                          "value": r[metric]} for r in mine.iter_rows(named=True)]
+    return rows
+
+
+def p_text(p: float | None) -> str:
+    """``p = 0.012``, ``p < 0.001``, or empty when undefined."""
+    if p is None:
+        return ""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def paired_rows(result: ComparisonResult) -> list[dict[str, object]]:
+    """Chart rows of ``paired``: one per condition, unit and statistic."""
+    return [
+        {"statistic": STATISTIC_LABELS[r["statistic"]], "unit": UNIT_LABELS[r["unit"]], "condition": r["condition_b"],
+         "delta": r["delta"], "low": r["ci_low"], "high": r["ci_high"], "p_text": p_text(r["p_value"]),
+         "n": r["n_samples"]}
+        for r in result.paired.iter_rows(named=True)
+    ]
+
+
+def _table(header: list[str], rows: list[list[str]], numeric_from: int, cls: str = "data") -> str:
+    head = "".join(f'<th class="{"num" if i >= numeric_from else ""}">{esc(h)}</th>' for i, h in enumerate(header))
+    body = "".join(f"<tr>{''.join(rows_cells)}</tr>" for rows_cells in rows)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _num(text: str, tone: str = "") -> str:
+    return f'<td class="num {tone}">{esc(text)}</td>'
+
+
+def _tone(low: float | None, high: float | None) -> str:
+    """Green when the interval lies above 0, red when below, plain when it contains 0."""
+    if low is None or high is None:
+        return ""
+    return "good" if low > 0 else "bad" if high < 0 else ""
+
+
+def conditions_table(result: ComparisonResult) -> str:
+    """Condition, runs, seeds, then F1 final and ΔF1 per unit as mean ± std over runs."""
+    metrics = [_metric(n, u) for n in ("tuple_f1_s2", "delta_f1") for u in UNITS]
+    header = ["Condition", "Runs", "Seeds", *(f"{STRUCTURAL[m].label}" for m in metrics)]
+    rows = []
+    for r in result.conditions.iter_rows(named=True):
+        name = esc(r["condition"]) + (' <span class="tag">baseline</span>' if r["condition"] == result.baseline else "")
+        seeds = ", ".join(map(str, r["seeds"])) or "—"
+        rows.append([f"<th scope=\"row\">{name}</th>", _num(str(r["n_runs"])), f"<td>{esc(seeds)}</td>",
+                     *(_num(mean_std(r, m)) for m in metrics)])
+    return _table(header, rows, 3)
+
+
+def paired_table(result: ComparisonResult) -> str:
+    """Each condition against the baseline: n, both means, Δ with its 95% CI, p."""
+    header = ["Condition", "Unit", "Statistic", "Samples", "Baseline", "Condition", "Δ", "95% CI", "p"]
+    rows = [
+        [f'<th scope="row">{esc(r["condition_b"])}</th>', f"<td>{esc(UNIT_LABELS[r['unit']])}</td>",
+         f"<td>{esc(STATISTIC_LABELS[r['statistic']])}</td>", _num(str(r["n_samples"])),
+         _num(markdown_cell(r["mean_a"])), _num(markdown_cell(r["mean_b"])), _num(signed(r["delta"]), _tone(r["ci_low"], r["ci_high"])),
+         _num("N/A" if r["ci_low"] is None else f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]"),
+         _num(markdown_cell(r["p_value"]))]
+        for r in result.paired.iter_rows(named=True)
+    ]
+    return _table(header, rows, 3)
+
+
+def flips_table(result: ComparisonResult) -> str:
+    """Per pair of conditions and unit: samples correct in both, only A, only B, neither."""
+    header = ["A", "B", "Unit", "Samples", "Both correct", "Only A", "Only B", "Neither"]
+    rows = [
+        [f"<td>{esc(r['condition_a'])}</td>", f"<td>{esc(r['condition_b'])}</td>",
+         f"<td>{esc(UNIT_LABELS[r['unit']])}</td>", _num(str(r["n_samples"])), _num(str(r["both"])),
+         _num(str(r["only_a"]), "bad" if r["only_a"] else ""), _num(str(r["only_b"]), "good" if r["only_b"] else ""),
+         _num(str(r["neither"]))]
+        for r in result.flips.iter_rows(named=True)
+    ]
+    return _table(header, rows, 3)
+
+
+def consistency_table(result: ComparisonResult) -> str:
+    """Agreement between the seeds of each condition."""
+    header = ["Condition", "Runs", "Samples", "Tuple agreement", "Mean Jaccard",
+              *(f"{UNIT_LABELS[u]} correct agreement" for u in UNITS)]
+    rows = [
+        [f'<th scope="row">{esc(r["condition"])}</th>', _num(str(r["n_runs"])), _num(str(r["n_samples"])),
+         _num(markdown_cell(r["tuple_agreement_rate"])), _num(markdown_cell(r["mean_jaccard"])),
+         *(_num(markdown_cell(r[f"{u}_correct_agreement"])) for u in UNITS)]
+        for r in result.self_consistency.iter_rows(named=True)
+    ]
+    return _table(header, rows, 1)
+
+
+def runs_table(result: ComparisonResult) -> str:
+    """Every run with its F1 final and ΔF1 per unit."""
+    metrics = [_metric(n, u) for n in ("tuple_f1_s2", "delta_f1") for u in UNITS]
+    header = ["Run", "Condition", "Seed", *(STRUCTURAL[m].label for m in metrics)]
+    rows = [
+        [f"<td>{esc(r['run_id'])}</td>", f"<td>{esc(r['condition'])}</td>",
+         _num("—" if r["seed"] is None else str(r["seed"])), *(_num(markdown_cell(r[m])) for m in metrics)]
+        for r in result.runs.iter_rows(named=True)
+    ]
+    return _table(header, rows, 2)
+
+
+def _facts(result: ComparisonResult) -> str:
+    counts = ", ".join(f"{esc(c)} × {n}" for c, n in result.conditions.select("condition", "n_runs").iter_rows())
+    return " · ".join([
+        f"{result.runs.height} runs in {len(result.conditions_order)} conditions ({counts})",
+        f"baseline <code>{esc(result.baseline)}</code>",
+        f"{result.resamples} resamples, seed {result.seed}",
+        f"absa-aggregator {esc(__version__)}",
+    ])
+
+
+def _section(title: str, note: str, content: str, empty: str | None = None) -> str:
+    return f'<section><h2>{esc(title)}</h2><p class="note">{note}</p>{empty or content}</section>'
+
+
+def comparison_report(result: ComparisonResult) -> bytes:
+    """The comparison's ``report.html`` as bytes."""
+    units = [UNIT_LABELS[u] for u in UNITS]
+    conditions = list(result.conditions_order)
+    others = [c for c in conditions if c != result.baseline]
+    notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes)
+    paired_empty = '<p class="note">Only one condition: nothing to pair.</p>' if not result.paired.height else None
+    body = f"""
+<header>
+  <h1>Run comparison <span class="kind">· comparison report</span></h1>
+  <p class="facts">{_facts(result)}</p>
+</header>
+<main>
+{f'<ul class="notes">{notes}</ul>' if notes else ""}
+{_section("Conditions", "Per condition: the mean over its seeds (blue tick) with the 95% interval of that mean "
+          "(blue bar: mean ± t·sd/√n over seeds), and one grey dot per seed. Pick the metric above the chart.",
+          '<div class="chart" data-chart="conditions"></div>' + conditions_table(result))}
+{_section(f"Against the baseline {result.baseline}",
+          "Per sample, the condition's score minus the baseline's (each averaged over its seeds), on the samples "
+          "with gold in both; dot = mean difference, bar = 95% paired bootstrap interval, p = two-sided sign-flip "
+          f"permutation test ({result.resamples} resamples). Right of the dashed line: higher than the baseline; "
+          "green or red: the interval excludes 0.",
+          '<div class="chart" data-chart="paired"></div>' + paired_table(result), paired_empty)}
+{_section("Flips", "Samples correct at the final stage (in most of a condition's runs) under one condition "
+          "and not the other.", flips_table(result),
+          None if result.flips.height else '<p class="note">Only one condition: no pair.</p>')}
+{_section("Self-consistency across seeds", "Tuple agreement: share of samples whose final tuple set is identical "
+          "in every run of the condition. Mean Jaccard: mean pairwise overlap of final sets. Correct agreement: "
+          "share of samples with gold whose final-stage correctness is the same in every run.",
+          consistency_table(result),
+          None if result.self_consistency.height else '<p class="note">No condition has two runs.</p>')}
+<section><h2>Runs</h2><details><summary>All {result.runs.height} runs</summary>{runs_table(result)}</details>
+</section>
+</main>
+"""
+    data = {
+        "charts": {
+            "conditions": charts.condition_means(
+                condition_rows(result), metrics=list(METRIC_LABELS.values()), units=units, conditions=conditions,
+                width=FACET_WIDTH,
+            ),
+            "paired": charts.paired_deltas(
+                paired_rows(result), statistics=list(STATISTIC_LABELS.values()), units=units, conditions=others,
+                width=FACET_WIDTH,
+            ),
+        },
+    }
+    if not result.paired.height:
+        del data["charts"]["paired"]
+    return page(title="Run comparison — report", body=body, data=data)

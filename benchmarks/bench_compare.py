@@ -1,0 +1,140 @@
+"""Benchmark of ``aggregate compare`` on synthetic per-sample tables: 100 runs x 5,000 samples.
+
+Synthetic runs stand in for read scorecards: each run's counts table (every column of
+``aggregator.sample_counts.COLUMNS``, random but consistent counts, final tuple sets drawn from
+a per-sample pool so seeds partly agree) goes through the core's ``derive`` and
+``STRUCTURAL.compute`` like a real run. The timed part is what ``aggregate compare`` does after
+reading: ``compare_loaded`` (cube, conditions, paired bootstrap + permutation, flips,
+self-consistency, merged table), ``comparison_files`` (CSV, Parquet, Markdown) and
+``write_outputs``. Reading scorecards is the core's job and benchmarked by ``bench.py``.
+
+    python benchmarks/bench_compare.py                      # 100 runs (20 conditions x 5 seeds), 5,000 samples
+    python benchmarks/bench_compare.py --conditions 10 --seeds 10 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from aggregator.compare.api import compare_loaded  # noqa: E402
+from aggregator.compare.files import comparison_files  # noqa: E402
+from aggregator.compare.runs import Run  # noqa: E402
+from aggregator.metrics.structural import STRUCTURAL  # noqa: E402
+from aggregator.outputs.atomic import write_outputs  # noqa: E402
+from aggregator.per_sample import derive  # noqa: E402
+from aggregator.sample_counts import COLUMNS  # noqa: E402
+
+POOL = 4
+POLARITIES = ("positive", "negative", "neutral")
+
+
+def tuple_texts(samples: int) -> list[list[str]]:
+    """Per sample, the canonical text of each of the 2**POOL subsets of its tuple pool."""
+    texts = []
+    for j in range(samples):
+        pool = sorted(f'["제품 전체#품질","term{j}-{k}","{POLARITIES[k % 3]}"]' for k in range(POOL))
+        texts.append(["[" + ",".join(t for b, t in enumerate(pool) if mask >> b & 1) + "]" for mask in range(1 << POOL)])
+    return texts
+
+
+def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.random.Generator) -> pl.DataFrame:
+    """A per-sample table with every core column; ``skill`` is the chance a gold pair is found."""
+    n = len(texts)
+    gold = rng.integers(1, 4, n)
+    values: dict[str, object] = {
+        "run_id": [run_id] * n,
+        "sample_key": [f"sample-{j:06d}" for j in range(n)],
+        "profile": ["paper_main"] * n,
+        "has_gold": np.ones(n, dtype=bool),
+        "n_gold": gold, "n_gold_explicit": gold, "n_gold_implicit": np.zeros(n, dtype=np.int64),
+        "stage1_source": ["stage1_tuples"] * n, "final_source": ["final_tuples"] * n,
+        "implicit_eligible": np.zeros(n, dtype=bool),
+    }
+    masks = rng.integers(0, 1 << POOL, n)
+    values["final_tuples"] = [texts[j][m] for j, m in enumerate(masks)]
+    values["gold_tuples"] = values["stage1_tuples"] = [texts[j][-1] for j in range(n)]
+    values["n_s2"] = np.array([bin(m).count("1") for m in masks])
+    values["changed"] = rng.random(n) < 0.3
+    for column in COLUMNS:
+        if column.name in values:
+            continue
+        if column.kind == "int" and column.name.endswith("_tp"):
+            values[column.name] = rng.binomial(gold, skill)
+        elif column.kind == "int" and column.name.endswith("_fn"):
+            values[column.name] = gold - values[column.name[:-3] + "_tp"]
+        elif column.kind == "int":
+            values[column.name] = rng.integers(0, 3, n)
+        else:
+            values[column.name] = [None] * n
+    schema = {c.name: {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean}[c.kind] for c in COLUMNS}
+    return derive(pl.DataFrame(values, schema=schema))
+
+
+def synthetic_runs(conditions: int, seeds: int, samples: int) -> list[Run]:
+    rng = np.random.default_rng(12345)
+    texts = tuple_texts(samples)
+    runs = []
+    for c in range(conditions):
+        for s in range(seeds):
+            run_id = f"bench_m{c:02d}__seed{s}_proposed"
+            table = synthetic_table(run_id, 0.4 + 0.01 * c, texts, rng)
+            runs.append(Run(run_id, f"bench_m{c:02d}", s, Path("synthetic"), table, STRUCTURAL.compute(table)))
+    return runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--conditions", type=int, default=20)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=5000)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    runs = synthetic_runs(args.conditions, args.seeds, args.samples)
+    print(f"setup: {len(runs)} synthetic runs x {args.samples} samples in {time.perf_counter() - started:.1f} s")
+    timings: dict[str, list[tuple[float, float]]] = {"compare": [], "files": [], "write": [], "total": []}
+    clock = Clock()
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as outdir:
+            marks = [clock.now()]
+            result = compare_loaded(runs, resamples=args.resamples, seed=0)
+            marks.append(clock.now())
+            files = comparison_files(result)
+            marks.append(clock.now())
+            write_outputs(outdir, files)
+            marks.append(clock.now())
+        spans = [Clock.span(a, b) for a, b in zip(marks, marks[1:])] + [Clock.span(marks[0], marks[-1])]
+        for key, span in zip(timings, spans):
+            timings[key].append(span)
+    print(f"{len(runs)} runs, {args.conditions} conditions, {args.samples} samples, {args.resamples} resamples,"
+          f" best of {args.repeat} (wall; CPU of all threads):")
+    for key, values in timings.items():
+        wall, cpu = min(v[0] for v in values), min(v[1] for v in values)
+        print(f"  {key:<8} {wall:6.2f} s wall  {cpu:6.2f} s CPU   (median wall {statistics.median(v[0] for v in values):.2f} s)")
+
+
+class Clock:
+    """Wall and process CPU time together: CPU time shows the work when other processes load the machine."""
+
+    @staticmethod
+    def now() -> tuple[float, float]:
+        return time.perf_counter(), time.process_time()
+
+    @staticmethod
+    def span(start: tuple[float, float], stop: tuple[float, float]) -> tuple[float, float]:
+        return stop[0] - start[0], stop[1] - start[1]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""report.html of a comparison: the comparison's numbers, seed intervals, escaping (no browser here)."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from aggregator.compare import compare_runs
+from aggregator.compare.markdown import mean_std, signed
+from aggregator.report.comparison_report import comparison_report, condition_rows, p_text, seed_interval
+from tests.conftest import RUNS, run_cli
+from tests.scorecard_rows import item, row, write_rows
+from tests.test_report import markup, report_data
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def fixture_runs() -> object:
+    return compare_runs(sorted(RUNS.iterdir()), resamples=200)
+
+
+def test_compare_command_writes_the_report(tmp_path: Path) -> None:
+    done = run_cli("compare", *sorted(RUNS.iterdir())[:4], "--outdir", tmp_path, "--quiet", "--resamples", "50")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "report.html").read_bytes().startswith(b"<!DOCTYPE html>")
+
+
+def test_tables_show_the_comparison_numbers(fixture_runs: object) -> None:
+    result = fixture_runs
+    text = markup(comparison_report(result))
+    for r in result.conditions.iter_rows(named=True):
+        assert f">{mean_std(r, 'tuple_f1_s2_otepol')}<" in text
+    for r in result.paired.iter_rows(named=True):
+        assert f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]" in text
+    for note in result.notes:
+        assert note.split("(")[0].strip() in text
+
+
+def test_seed_dots_are_the_runs_and_bars_hold_the_mean(fixture_runs: object) -> None:
+    result = fixture_runs
+    rows = [r for r in condition_rows(result) if r["metric"] == "F1 S2" and r["unit"] == "Surface"]
+    seeds = [r for r in rows if r["kind"] == "seed"]
+    assert len(seeds) == result.runs.height
+    assert sorted(r["value"] for r in seeds) == sorted(result.runs.get_column("tuple_f1_s2_otepol").to_list())
+    for mean in (r for r in rows if r["kind"] == "mean"):
+        assert mean["low"] <= mean["value"] <= mean["high"]
+
+
+def test_seed_interval_is_the_student_t_interval() -> None:
+    low, high = seed_interval(1.0, 1.0, 4)
+    assert high - 1.0 == pytest.approx(3.182446 / 2, abs=1e-6)  # t(0.975, 3) from printed tables
+    assert 1.0 - low == pytest.approx(high - 1.0)
+    low, high = seed_interval(0.5, 0.1, 2)
+    assert high - 0.5 == pytest.approx(12.706205 * 0.1 / math.sqrt(2), abs=1e-6)
+    assert seed_interval(0.5, None, 1) == (None, None)
+    assert seed_interval(None, None, 0) == (None, None)
+
+
+def test_p_values_read_as_text() -> None:
+    assert p_text(0.0950) == "p = 0.095"
+    assert p_text(0.0001) == "p < 0.001"
+    assert p_text(None) == ""
+
+
+def _runs(tmp_path: Path, names: list[str]) -> list[Path]:
+    paths = []
+    for i, name in enumerate(names):
+        rows = [row(f"k{j}", gold=[item("본품#일반", f"t{j}")], final=[item("본품#일반", f"t{j}" if (i + j) % 2 else "x")],
+                    run_id=name) for j in range(6)]
+        paths.append(write_rows(tmp_path / f"run{i}" / "scorecards.jsonl", rows))
+    return paths
+
+
+def test_condition_names_cannot_inject_markup(tmp_path: Path) -> None:
+    result = compare_runs(_runs(tmp_path, [f"{HOSTILE}__seed1", f"{HOSTILE}__seed2", "b__seed1"]), resamples=20)
+    page = comparison_report(result)
+    assert b"<script>alert" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in markup(page)
+    conditions = {r["condition"] for r in report_data(page)["charts"]["conditions"]["data"]["values"]}
+    assert HOSTILE in conditions
+
+
+def test_one_condition_has_no_paired_chart(tmp_path: Path) -> None:
+    result = compare_runs(_runs(tmp_path, ["a__seed1", "a__seed2"]), resamples=20)
+    page = comparison_report(result)
+    assert "Only one condition: nothing to pair." in markup(page)
+    assert set(report_data(page)["charts"]) == {"conditions"}
+    assert not re.search(r'data-chart="paired"', markup(page))
