@@ -11,10 +11,12 @@ from aggregator.compare.markdown import comparison_markdown
 from aggregator.compare.result import ComparisonResult
 from aggregator.outputs.cells import csv_cell
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
+from aggregator.report.comparison_report import comparison_report
 
 CSV_TABLES = ("runs", "conditions", "paired", "flips", "self_consistency")
 MERGED = "per_sample_merged"
 MARKDOWN = "comparison.md"
+REPORT_HTML = "report.html"
 
 
 def _cell(value: object) -> str:
@@ -35,9 +37,10 @@ def frame_csv(frame: pl.DataFrame) -> bytes:
 
 def comparison_files(result: ComparisonResult) -> dict[str, bytes]:
     """runs.csv, conditions.csv, paired.csv, flips.csv, self_consistency.csv,
-    per_sample_merged.parquet / .csv and comparison.md."""
+    per_sample_merged.parquet / .csv, comparison.md and report.html."""
     files = {f"{name}.csv": frame_csv(getattr(result, name)) for name in CSV_TABLES}
     files[f"{MERGED}.parquet"] = parquet_bytes(result.per_sample)
     files[f"{MERGED}.csv"] = csv_bytes(result.per_sample)
     files[MARKDOWN] = comparison_markdown(result).encode("utf-8")
+    files[REPORT_HTML] = comparison_report(result)
     return files
