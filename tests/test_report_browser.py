@@ -1,8 +1,8 @@
 """Both reports rendered in headless Chromium (Debian's ``chromium``), as a reader opens them from disk.
 
 Each page must draw its charts with no console error or warning, request nothing but
-its own file, show the headline numbers, and survive hostile text. A full-page
-screenshot of each goes to ``test-artifacts/`` for a person to look at.
+its own file, show the headline numbers, and survive hostile text. Screenshots of each
+(first screen and full page) go to ``test-artifacts/`` for a person to look at.
 CI installs chromium (.ci/run); elsewhere the test is skipped when it is absent.
 """
 
@@ -79,11 +79,11 @@ def visit(context: object, path: Path) -> Visit:
     return seen
 
 
-def screenshot(seen: Visit, name: str) -> Path:
+def screenshot(seen: Visit, name: str) -> None:
+    """``NAME.png``: what a reader sees first (1400 × 900); ``NAME-full.png``: the whole page."""
     ARTIFACTS.mkdir(exist_ok=True)
-    target = ARTIFACTS / name
-    seen.page.screenshot(path=str(target), full_page=True)  # type: ignore[attr-defined]
-    return target
+    seen.page.screenshot(path=str(ARTIFACTS / f"{name}.png"))  # type: ignore[attr-defined]
+    seen.page.screenshot(path=str(ARTIFACTS / f"{name}-full.png"), full_page=True)  # type: ignore[attr-defined]
 
 
 def assert_clean(seen: Visit) -> None:
@@ -106,7 +106,7 @@ def test_run_report_in_chromium(browser: object, tmp_path: Path) -> None:
     assert f"{metrics['delta_f1']:+.4f}" in text
     assert page.locator("[data-chart] svg").count() == 2
     assert page.locator("table.samples tbody tr").count() == 25
-    screenshot(seen, "run_report.png")
+    screenshot(seen, "run_report")
 
     page.click("button[data-filter=break]")
     assert page.locator("table.samples tbody tr").count() == metrics["break_count"]
@@ -163,7 +163,7 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     for r in result.paired.iter_rows(named=True):
         assert f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]" in text
     assert page.locator("[data-chart] svg").count() == 2  # type: ignore[attr-defined]
-    screenshot(seen, "comparison_report.png")
+    screenshot(seen, "comparison_report")
     page.select_option("[data-chart=conditions] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.select_option("[data-chart=paired] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.wait_for_timeout(200)  # type: ignore[attr-defined]
