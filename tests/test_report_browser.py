@@ -168,3 +168,13 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     page.select_option("[data-chart=paired] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.wait_for_timeout(200)  # type: ignore[attr-defined]
     assert_clean(seen)
+
+
+def test_edge_pages_render_cleanly(browser: object, tmp_path: Path) -> None:
+    """No gold at all, and a comparison of one run: empty and one-value charts draw without a warning."""
+    done = run_cli(CONFORMANCE / "nogold" / "scorecards.jsonl", "--outdir", tmp_path / "nogold", "--quiet")
+    assert done.returncode == 0, done.stderr
+    done = run_cli("compare", sorted(RUNS.iterdir())[0], "--outdir", tmp_path / "one", "--quiet", "--resamples", "20")
+    assert done.returncode == 0, done.stderr
+    for report in (tmp_path / "nogold" / "report.html", tmp_path / "one" / "report.html"):
+        assert_clean(visit(browser, report))

@@ -90,3 +90,16 @@ def test_one_condition_has_no_paired_chart(tmp_path: Path) -> None:
     assert "Only one condition: nothing to pair." in markup(page)
     assert set(report_data(page)["charts"]) == {"conditions"}
     assert not re.search(r'data-chart="paired"', markup(page))
+
+
+def test_an_axis_over_one_value_gets_width(tmp_path: Path) -> None:
+    result = compare_runs(_runs(tmp_path, ["a__seed1"]), resamples=20)
+    values = report_data(comparison_report(result))["charts"]["conditions"]["data"]["values"]
+    pads = sorted(v["value"] for v in values if v["kind"] == "pad" and v["metric"] == "F1 S2" and v["unit"] == "Ref")
+    mean = next(v["value"] for v in values if v["kind"] == "mean" and v["metric"] == "F1 S2" and v["unit"] == "Ref")
+    assert pads == pytest.approx([mean - 0.01, mean + 0.01])
+
+
+def test_spread_values_get_no_padding(fixture_runs: object) -> None:
+    values = report_data(comparison_report(fixture_runs))["charts"]["conditions"]["data"]["values"]
+    assert not [v for v in values if v["kind"] == "pad" and v["unit"] == "Surface" and v["metric"] == "F1 S2"]

@@ -138,6 +138,23 @@ def _condition_axis(conditions: Sequence[str]) -> Spec:
             "axis": {"labelLimit": 220, "labelPadding": 6}}
 
 
+def _padded(rows: Sequence[Row], fields: tuple[str, ...], pad: float) -> list[Row]:
+    """``rows`` plus, for each (metric, unit) whose values are all equal, two ``kind: "pad"`` rows at ± ``pad``.
+
+    An axis over a single value has no width, and Vega then labels its one tick wrongly.
+    """
+    groups: dict[tuple[object, object], tuple[Row, list[float]]] = {}
+    for r in rows:
+        _, values = groups.setdefault((r["metric"], r["unit"]), (r, []))
+        values.extend(float(r[f]) for f in fields if r.get(f) is not None)  # type: ignore[arg-type]
+    out = list(rows)
+    for first, values in groups.values():
+        if values and min(values) == max(values):
+            out += [{"metric": first["metric"], "unit": first["unit"], "condition": first["condition"], "kind": "pad",
+                     "value": values[0] + side * pad} for side in (-1, 1)]
+    return out
+
+
 def condition_means(
     rows: Sequence[Row], *, metrics: Sequence[str], units: Sequence[str], conditions: Sequence[str], width: int
 ) -> Spec:
@@ -149,8 +166,10 @@ def condition_means(
     y = _condition_axis(conditions)
     x = {"field": "value", "type": "quantitative", "title": None, "scale": {"zero": False, "nice": True}}
     means = {"filter": "datum.kind === 'mean'"}
-    return _by_unit(_defined(rows, "value"), pick=("metric", "Metric ", metrics), units=units, rows=len(conditions),
-                    width=width, layer=[
+    data = _padded(_defined(rows, "value"), ("value", "low", "high"), 0.01)
+    return _by_unit(data, pick=("metric", "Metric ", metrics), units=units, rows=len(conditions), width=width, layer=[
+        {"transform": [{"filter": "datum.kind === 'pad'"}], "mark": {"type": "point", "opacity": 0},
+         "encoding": {"y": y, "x": x}},
         {"transform": [means, {"filter": "isValid(datum.low)"}],
          "mark": {"type": "rule", "strokeWidth": 2.5, "color": "#0969da", "opacity": 0.55},
          "encoding": {"y": y, "x": {**x, "field": "low"}, "x2": {"field": "high"},
