@@ -87,7 +87,7 @@ def synthetic_runs(conditions: int, seeds: int, samples: int) -> list[Run]:
     for c in range(conditions):
         for s in range(seeds):
             run_id = f"bench_m{c:02d}__seed{s}_proposed"
-            table = synthetic_table(run_id, 0.4 + 0.01 * c, texts, rng)
+            table = synthetic_table(run_id, 0.4 + 0.2 * c / max(conditions - 1, 1), texts, rng)
             runs.append(Run(run_id, f"bench_m{c:02d}", s, Path("synthetic"), table, STRUCTURAL.compute(table)))
     return runs
 
