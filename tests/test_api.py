@@ -103,3 +103,16 @@ def test_import_aggregator_stays_cheap() -> None:
 def test_unknown_attribute_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError):
         aggregator.no_such_name  # noqa: B018
+
+
+def test_the_documented_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ```python block of docs/reports.md runs from the repository root."""
+    import re
+    import textwrap
+
+    root = Path(__file__).resolve().parents[1]
+    blocks = re.findall(r"```python\n(.*?)```", (root / "docs" / "reports.md").read_text(encoding="utf-8"), re.S)
+    assert blocks
+    monkeypatch.chdir(root)
+    for block in blocks:
+        exec(compile(textwrap.dedent(block), "docs/reports.md", "exec"), {})  # noqa: S102
