@@ -14,7 +14,7 @@ from typing import Literal
 import msgspec
 
 from aggregator.taxonomy import is_valid_ref
-from aggregator.units import UNITS, Counts, match_exact, match_surface, surface_units
+from aggregator.units import UNITS, Counts, is_explicit, match_exact, match_surface, surface_units
 from scorecards.record import SampleRecord
 from scorecards.tuples import EvalTuple, TupleSet
 
@@ -47,8 +47,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("profile", "str", "profile of the row (profile, else meta.profile)", nullable=True),
     Column("has_gold", "bool", "the gold set is non-empty"),
     Column("n_gold", "int", "|G|: gold EvalTuples after dedup"),
-    Column("n_gold_explicit", "int", "gold tuples with a non-empty term"),
-    Column("n_gold_implicit", "int", "gold tuples with an empty term"),
+    Column("n_gold_explicit", "int", "gold tuples with a non-empty surface key (explicit)"),
+    Column("n_gold_implicit", "int", "gold tuples with an empty surface key (implicit)"),
     Column("n_s1", "int", "|S1|: stage-1 EvalTuples"),
     Column("n_s2", "int", "|S2|: final EvalTuples"),
     Column("stage1_source", "str", "stage1_tuples, process_trace or final"),
@@ -68,7 +68,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("s1_ref_valid", "int", "S1 tuples whose ref is in the taxonomy"),
     Column("s2_ref_filled", "int", "S2 tuples with a non-empty ref"),
     Column("s2_ref_valid", "int", "S2 tuples whose ref is in the taxonomy"),
-    Column("s2_term_empty", "int", "S2 tuples with an empty term"),
+    Column("s2_term_empty", "int", "S2 tuples with an empty surface key (implicit)"),
     Column("invalid_ref_count", "int", "meta.invalid_ref_count (integer, else 0)"),
     Column("invalid_language_count", "int", "meta.invalid_language_count (integer, else 0)"),
     Column("invalid_target_count", "int", "meta.invalid_target_count (integer, else 0)"),
@@ -86,11 +86,11 @@ def tuples_text(tuples: TupleSet) -> str:
 
 
 def _explicit(tuples: TupleSet) -> frozenset[EvalTuple]:
-    return frozenset(t for t in tuples if t.aspect_term)
+    return frozenset(filter(is_explicit, tuples))
 
 
 def _implicit_polarity(gold: TupleSet, final: TupleSet) -> tuple[bool, Counts]:
-    gold_polarities = {t.polarity for t in gold if not t.aspect_term and t.polarity in BASIC_POLARITIES}
+    gold_polarities = {t.polarity for t in gold if t.polarity in BASIC_POLARITIES and not is_explicit(t)}
     if not gold_polarities:
         return False, Counts(0, 0, 0)
     pred_polarities = {t.polarity for t in final if t.polarity in BASIC_POLARITIES}
@@ -106,7 +106,7 @@ def _ref_stats(tuples: TupleSet) -> tuple[int, int]:
 def sample_counts(record: SampleRecord) -> tuple[object, ...]:
     """One per-sample row, in :data:`COLUMNS` order."""
     gold, s1, s2 = record.gold, record.stage1, record.final
-    gold_explicit = _explicit(gold)
+    gold_explicit, s2_explicit = _explicit(gold), _explicit(s2)
     row: list[object] = [
         record.run_id,
         record.sample_key,
@@ -127,13 +127,13 @@ def sample_counts(record: SampleRecord) -> tuple[object, ...]:
             row.extend(unit.match(unit.project(stage), gold_pairs))
     refpol = UNITS["refpol"].project
     row.extend(match_exact(refpol(s2), refpol(gold_explicit)))
-    row.extend(match_surface(surface_units(_explicit(s2)), surface_units(gold_explicit)))
+    row.extend(match_surface(surface_units(s2_explicit), surface_units(gold_explicit)))
     eligible, implicit = _implicit_polarity(gold, s2)
     row.append(eligible)
     row.extend(implicit)
     row.extend(_ref_stats(s1))
     row.extend(_ref_stats(s2))
-    row.append(sum(1 for t in s2 if not t.aspect_term))
+    row.append(len(s2) - len(s2_explicit))
     row.extend(
         (
             record.invalid_ref_count,

@@ -4,7 +4,7 @@
 unit      pair                                   paper name
 ========  =====================================  ==========================
 refpol    (aspect_ref, polarity), ref non-empty  GoldUnit, Ref-F1 (primary)
-otepol    (aspect_term, polarity)                SurfaceUnit (appendix)
+otepol    (surface_key(term), polarity)          SurfaceUnit (appendix)
 attrpol   (norm_term(attribute), polarity)       attribute level
 ========  =====================================  ==========================
 """
@@ -47,7 +47,6 @@ Pair = tuple[str, str]
 """A unit value as a plain tuple; it equals (and hashes like) the matching NamedTuple above."""
 
 _REF_POLARITY = itemgetter(0, 2)
-_TERM_POLARITY = itemgetter(1, 2)
 
 
 class Counts(NamedTuple):
@@ -58,14 +57,32 @@ class Counts(NamedTuple):
     fn: int
 
 
+def surface_key(term: str) -> str:
+    """The term as the surface unit compares it: :func:`norm_term` applied to the normalized term.
+
+    The research tool normalizes terms once more when it projects them and when it decides
+    whether a tuple is explicit, and the published numbers follow it: the tuple term of
+    ``"( x )"`` is ``" x "``, its surface key ``"x"``; the tuple term of ``"(  )"`` is ``" "``,
+    its surface key ``""`` (implicit). A term without edge whitespace is its own key.
+    """
+    if term and not term[0].isspace() and not term[-1].isspace():
+        return term
+    return norm_term(term)
+
+
+def is_explicit(t: EvalTuple) -> bool:
+    """The tuple names its aspect in the sentence: its surface key is non-empty."""
+    return surface_key(t.aspect_term) != ""
+
+
 def gold_units(tuples: Iterable[EvalTuple]) -> frozenset[Pair]:
     """GoldUnit pairs ``{(ref, pol) : ref != ""}``."""
     return frozenset(pair for pair in map(_REF_POLARITY, tuples) if pair[0])
 
 
 def surface_units(tuples: Iterable[EvalTuple]) -> frozenset[Pair]:
-    """SurfaceUnit pairs ``{(term, pol)}``; the term may be ``""`` (implicit aspect)."""
-    return frozenset(map(_TERM_POLARITY, tuples))
+    """SurfaceUnit pairs ``{(surface_key(term), pol)}``; the key may be ``""`` (implicit aspect)."""
+    return frozenset((surface_key(term), polarity) for _, term, polarity in tuples)
 
 
 def attribute_units(tuples: Iterable[EvalTuple]) -> frozenset[Pair]:

@@ -27,6 +27,8 @@ Stage1Source = Literal["stage1_tuples", "process_trace", "final"]
 FinalSource = Literal["final_tuples", "final_aspects", "inputs_aspect_sentiments"]
 
 _FINAL_RESULT = "runtime.parsed_output.final_result"
+TOO_DEEP = "not valid JSON: nesting too deep to parse"
+META_COUNT_LIMIT = 2**31 - 1
 
 
 class BadRow(ValueError):
@@ -59,8 +61,13 @@ def _first_key(*keys: Key) -> str | None:
     return None
 
 
-def _meta_int(value: Any) -> int:
-    return value if type(value) is int else 0
+def _meta_int(value: Any, name: str) -> int:
+    """An integer count, else 0; a count beyond ±(2**31 - 1) is bad (its sum could overflow Int64)."""
+    if type(value) is not int:
+        return 0
+    if abs(value) > META_COUNT_LIMIT:
+        raise BadRow(f"meta.{name} out of range: {value} (at most {META_COUNT_LIMIT} in absolute value)")
+    return value
 
 
 def _read_gold(row: Row, inputs: Inputs) -> ReadTuples:
@@ -77,7 +84,11 @@ def _read_gold(row: Row, inputs: Inputs) -> ReadTuples:
 
 
 def _trace_entries(raws: tuple[tuple[msgspec.Raw, str], ...]) -> tuple[list[TraceEntry], str] | None:
-    """The first non-empty ``process_trace`` list, decoded lazily."""
+    """The first non-empty ``process_trace`` value, decoded lazily; None when it is not a list.
+
+    Non-empty is JSON truthiness (not null, false, 0, "", [] or {}); a non-empty value that
+    is not a list hides the later locations, as in the research tool.
+    """
     for raw, path in raws:
         if not raw:
             continue
@@ -85,8 +96,10 @@ def _trace_entries(raws: tuple[tuple[msgspec.Raw, str], ...]) -> tuple[list[Trac
             value = TRACE_DECODER.decode(raw)
         except msgspec.ValidationError as exc:
             raise BadRow(f"{exc} (in `{path}`)") from None
-        if isinstance(value, list) and value:
-            return value, path
+        except RecursionError:
+            raise BadRow(f"{TOO_DEEP} (in `{path}`)") from None
+        if value:
+            return (value, path) if isinstance(value, list) else None
     return None
 
 
@@ -105,6 +118,8 @@ def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...]) -> ReadTuples:
             output = TRACE_OUTPUT_DECODER.decode(entry.output)
         except msgspec.ValidationError as exc:
             raise BadRow(f"{exc} (in `{where}`)") from None
+        except RecursionError:
+            raise BadRow(f"{TOO_DEEP} (in `{where}`)") from None
         if isinstance(output, TraceOutput) and output.aspect_sentiments:
             return read_a(output.aspect_sentiments, where)
     return EMPTY
@@ -165,8 +180,8 @@ def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
         final=final.tuples,
         stage1_source=stage1_source,
         final_source=final_source,
-        invalid_ref_count=_meta_int(meta.invalid_ref_count),
-        invalid_language_count=_meta_int(meta.invalid_language_count),
-        invalid_target_count=_meta_int(meta.invalid_target_count),
+        invalid_ref_count=_meta_int(meta.invalid_ref_count, "invalid_ref_count"),
+        invalid_language_count=_meta_int(meta.invalid_language_count, "invalid_language_count"),
+        invalid_target_count=_meta_int(meta.invalid_target_count, "invalid_target_count"),
         polarity_defaulted=gold.polarity_defaulted + final.polarity_defaulted + stage1.polarity_defaulted,
     )

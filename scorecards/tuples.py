@@ -67,7 +67,7 @@ def read_a(
     gold: bool = False,
     require_term: bool = False,
 ) -> ReadTuples:
-    """Reader A: every item is kept (unless ``require_term`` and its term is empty).
+    """Reader A: every item is kept (unless ``require_term`` and its term is blank after a strip).
 
     aspect_ref is ``aspect_ref``, else ``term``. ``is_implicit: true`` empties the term
     (not for gold). For gold, a missing term becomes the normalized ref text.
@@ -83,7 +83,7 @@ def read_a(
             term = norm_term(ref_text) if gold else ""
         else:
             term = norm_term(raw_term) if raw_term else ""
-        if require_term and not term:
+        if require_term and not term.strip():
             continue
         polarity, was_defaulted = _polarity(item, path, index)
         defaulted += was_defaulted

@@ -225,14 +225,22 @@ def test_trace_is_read_by_reader_a() -> None:
         ({"runtime_trace": [], "top_trace": "T", "parsed_trace": "P"}, "T"),
         ({"top_trace": "T", "parsed_trace": "P"}, "T"),
         ({"runtime_trace": [], "top_trace": [], "parsed_trace": "P"}, "P"),
-        ({"runtime_trace": {"stage": "stage1"}, "top_trace": "stage1", "parsed_trace": "P"}, "P"),
-        ({"runtime_trace": 3, "top_trace": None, "parsed_trace": "P"}, "P"),
+        ({"runtime_trace": {}, "top_trace": "", "parsed_trace": "P"}, "P"),
+        ({"runtime_trace": 0, "top_trace": None, "parsed_trace": "P"}, "P"),
+        ({"runtime_trace": False, "top_trace": [], "parsed_trace": "P"}, "P"),
     ],
 )
 def test_process_trace_is_the_first_non_empty_list(traces: dict[str, Any], expected: str) -> None:
     chosen = {k: [trace_entry([item(f"{v}#a")])] if isinstance(v, str) and len(v) == 1 else v for k, v in traces.items()}
     record = record_of(stage1_row(**chosen))
     assert (record.stage1_source, record.stage1) == ("process_trace", {t(f"{expected}#a", "")})
+
+
+@pytest.mark.parametrize("first", [{"stage": "stage1"}, "stage1", 3, True])
+def test_a_non_empty_trace_that_is_not_a_list_hides_later_locations(first: Any) -> None:
+    """As in the research tool: the first non-empty value is the trace; not a list means no trace."""
+    record = record_of(stage1_row(runtime_trace=first, top_trace=[trace_entry([item("T#a")])]))
+    assert (record.stage1_source, record.stage1) == ("final", {t("f#1", "final")})
 
 
 def test_only_the_first_non_empty_trace_is_searched() -> None:
