@@ -79,7 +79,7 @@ def _read_gold(row: Row, inputs: Inputs) -> ReadTuples:
     )
     for items, path in candidates:
         if items:
-            return read_a(items, path, gold=True)
+            return read_a(items, path, gold=True, skip_empty=path.endswith("gold_triplets"))
     return EMPTY
 
 
@@ -103,10 +103,15 @@ def _trace_entries(raws: tuple[tuple[msgspec.Raw, str], ...]) -> tuple[list[Trac
     return None
 
 
-def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...]) -> ReadTuples:
+def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...]) -> ReadTuples | None:
+    """Stage 1 from the first stage1/atsa trace entry with a non-empty ``aspect_sentiments`` list.
+
+    None when there is no such entry. A chosen entry whose items are all empty objects
+    gives an empty stage 1 (no further fallback), as in the research tool.
+    """
     found = _trace_entries(raws)
     if found is None:
-        return EMPTY
+        return None
     entries, path = found
     for index, entry in enumerate(entries):
         if not (isinstance(entry.stage, str) and isinstance(entry.agent, str)):
@@ -122,7 +127,7 @@ def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...]) -> ReadTuples:
             raise BadRow(f"{TOO_DEEP} (in `{where}`)") from None
         if isinstance(output, TraceOutput) and output.aspect_sentiments:
             return read_a(output.aspect_sentiments, where)
-    return EMPTY
+    return None
 
 
 def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
@@ -156,17 +161,17 @@ def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
         stage1 = read_b(final_result.stage1_tuples or [], f"{_FINAL_RESULT}.stage1_tuples")
         stage1_source: Stage1Source = "stage1_tuples"
         if not stage1.tuples:
-            stage1 = _read_trace_stage1(
+            traced = _read_trace_stage1(
                 (
                     (runtime.process_trace, "runtime.process_trace"),
                     (row.process_trace, "process_trace"),
                     (parsed.process_trace, "runtime.parsed_output.process_trace"),
                 )
             )
-            stage1_source = "process_trace"
-        if not stage1.tuples:
-            stage1 = ReadTuples(final.tuples, 0)
-            stage1_source = "final"
+            if traced is not None:
+                stage1, stage1_source = traced, "process_trace"
+            else:
+                stage1, stage1_source = ReadTuples(final.tuples, 0), "final"
     except BadTuple as exc:
         raise BadRow(str(exc)) from None
 

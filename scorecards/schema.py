@@ -34,7 +34,8 @@ class TupleItem(msgspec.Struct, gc=False):
     is_implicit: Any = None
 
 
-TupleList = list[TupleItem] | None
+TupleList = list[msgspec.Raw] | None
+"""Tuple items stay raw until a reader needs them: empty objects ``{}`` must be told apart."""
 
 
 class FinalResult(msgspec.Struct, gc=False):
@@ -98,5 +99,6 @@ class TraceEntry(msgspec.Struct, gc=False):
 
 
 ROW_DECODER = msgspec.json.Decoder(Row)
+ITEM_DECODER = msgspec.json.Decoder(TupleItem)
 TRACE_DECODER = msgspec.json.Decoder(Union[list[TraceEntry], dict[str, Any], str, int, float, bool, None])
 TRACE_OUTPUT_DECODER = msgspec.json.Decoder(Union[TraceOutput, NotAnObject])

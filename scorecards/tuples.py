@@ -8,11 +8,15 @@ published numbers depend on both exactly.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
+import msgspec
+
 from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
-from scorecards.schema import TupleItem
+from scorecards.schema import ITEM_DECODER, TupleItem
+
+_BLANKS = b" \t\r\n"
 
 
 class EvalTuple(NamedTuple):
@@ -60,12 +64,31 @@ def _polarity(item: TupleItem, path: str, index: int) -> tuple[Polarity, bool]:
         raise BadTuple(f"{exc} at `{path}[{index}]`") from None
 
 
+def decode_items(raws: Sequence[msgspec.Raw], path: str, *, skip_empty: bool) -> Iterator[tuple[int, TupleItem]]:
+    """Decode raw tuple items with their index; ``skip_empty`` drops empty objects ``{}``.
+
+    The research tool skips an empty object in every list but ``gold_tuples``; an object
+    with any key at all (even unknown ones) is an item. A non-object item, or a field of
+    the wrong type, is a :class:`BadTuple` naming its path.
+    """
+    for index, raw in enumerate(raws):
+        if skip_empty and len(raw) < 16 and bytes(raw).translate(None, _BLANKS) == b"{}":
+            continue
+        try:
+            yield index, ITEM_DECODER.decode(raw)
+        except msgspec.ValidationError as exc:
+            text = str(exc)
+            where = f"{path}[{index}]"
+            raise BadTuple(text.replace("`$", f"`$.{where}") if " - at `$" in text else f"{text} - at `$.{where}`") from None
+
+
 def read_a(
-    items: Sequence[TupleItem],
+    raws: Sequence[msgspec.Raw],
     path: str,
     *,
     gold: bool = False,
     require_term: bool = False,
+    skip_empty: bool = True,
 ) -> ReadTuples:
     """Reader A: every item is kept (unless ``require_term`` and its term is blank after a strip).
 
@@ -74,7 +97,7 @@ def read_a(
     """
     out: set[EvalTuple] = set()
     defaulted = 0
-    for index, item in enumerate(items):
+    for index, item in decode_items(raws, path, skip_empty=skip_empty):
         ref_text = item.aspect_ref or item.term or ""
         raw_term = _raw_term(item)
         if not gold and item.is_implicit is True:
@@ -91,14 +114,14 @@ def read_a(
     return ReadTuples(frozenset(out), defaulted)
 
 
-def read_b(items: Sequence[TupleItem], path: str) -> ReadTuples:
+def read_b(raws: Sequence[msgspec.Raw], path: str) -> ReadTuples:
     """Reader B (``stage1_tuples``): keeps items whose normalized ref or term is non-empty.
 
     aspect_ref is ``aspect_ref`` only; ``is_implicit`` is ignored.
     """
     out: set[EvalTuple] = set()
     defaulted = 0
-    for index, item in enumerate(items):
+    for index, item in decode_items(raws, path, skip_empty=True):
         ref = norm_ref(item.aspect_ref or "")
         raw_term = _raw_term(item)
         term = norm_term(raw_term) if raw_term else ""

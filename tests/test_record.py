@@ -343,3 +343,21 @@ def test_profile_without_rows_is_a_user_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.splitlines() == [f"aggregate: error: {path}: no rows with profile 'paper_main'"]
     assert not (tmp_path / "out").exists()
+
+
+def test_empty_objects_are_skipped_except_in_gold_tuples() -> None:
+    """As in the research tool: `{}` is no item in final, trace or gold_triplets lists; in gold_tuples it is."""
+    final_empty = record_of({"meta": {"text_id": "k"}, "gold_tuples": [{}],
+                             "runtime": {"parsed_output": {"final_result": {"final_tuples": [{}, { }]}}},
+                             "inputs": {"aspect_sentiments": [{ }, item("r#1", "t")]}})
+    assert final_empty.gold == {t("", "", "neutral")}
+    assert (final_empty.final_source, final_empty.final) == ("inputs_aspect_sentiments", {t("r#1", "t")})
+    triplets = record_of({"meta": {"text_id": "k"}, "gold_triplets": [{}], "inputs": {"gold_triplets": [item("g#1")]}})
+    assert triplets.gold == frozenset()
+    keyed = record_of(stage1_row(final=[{"confidence": 0.5}]))
+    assert keyed.final == {t("", "", "neutral")}
+
+
+def test_a_chosen_trace_entry_of_empty_objects_gives_an_empty_stage1() -> None:
+    record = record_of(stage1_row(runtime_trace=[trace_entry([{}]), trace_entry([item("s#2")])]))
+    assert (record.stage1_source, record.stage1) == ("process_trace", frozenset())

@@ -7,15 +7,15 @@ from typing import Any
 import msgspec
 import pytest
 
-from scorecards.schema import TupleItem
 from scorecards.tuples import BadTuple, EvalTuple, read_a, read_b
 from tests.scorecard_rows import item
 
 PATH = "x.final_tuples"
 
 
-def items(*dicts: dict[str, Any]) -> list[TupleItem]:
-    return msgspec.convert(list(dicts), list[TupleItem])
+def items(*dicts: dict[str, Any]) -> list[msgspec.Raw]:
+    """Tuple items as the row decoder hands them to the readers: raw JSON."""
+    return [msgspec.Raw(msgspec.json.encode(d)) for d in dicts]
 
 
 def a(*dicts: dict[str, Any], **options: bool) -> set[EvalTuple]:
