@@ -59,6 +59,8 @@ def user_errors(func: F) -> F:
     """Turn the input and output errors a user can cause into one-line exits."""
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from concurrent.futures.process import BrokenProcessPool
+
         from aggregator.outputs.atomic import OutputError
         from scorecards.errors import InputError
 
@@ -68,6 +70,11 @@ def user_errors(func: F) -> F:
             fail(str(exc))
         except MemoryError:
             fail("out of memory while reading the input")
+        except BrokenProcessPool:
+            fail("a decoding process died (out of memory?); retry with --workers 1")
+        except OSError as exc:
+            where = exc.filename or "the input"
+            fail(f"{where}: cannot read ({exc.strerror or exc}); check the path and its permissions")
 
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
@@ -97,8 +104,9 @@ def cli() -> None:
 
 
 @cli.command("run")
-@click.argument("run", type=click.Path(path_type=Path))
-@click.option("--outdir", type=click.Path(path_type=Path), help="Output directory [default: RUN/derived/metrics].")
+@click.argument("run", type=click.Path(path_type=Path, readable=False))
+@click.option("--outdir", type=click.Path(path_type=Path, readable=False),
+              help="Output directory [default: RUN/derived/metrics].")
 @click.option("--profile", help="Aggregate only rows of this profile (e.g. paper_main).")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip and report bad lines instead of stopping.")
 @click.option("--workers", type=click.IntRange(1, 64), help="Decoding processes [default: up to the core count].")

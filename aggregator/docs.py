@@ -116,7 +116,8 @@ def metrics_sections(registry: Registry) -> list[str]:
 def derived_meaning(name: str) -> str:
     """What a per-sample column added by :mod:`aggregator.per_sample` holds (KeyError when unknown)."""
     if name == "line":
-        return "line number of the row in the input file; orders samples with the same key"
+        return ("line number of the row in the input file; only in `RunResult.to_polars()`, not in the files, "
+                "which do not depend on line order")
     prefix, _, what = name.rpartition("_")
     if what in SCORE_FORMULAS:
         text = f"{SCORE_FORMULAS[what]} of the `{prefix}_tp/fp/fn` counts; 0 when its denominator is 0"
@@ -142,7 +143,7 @@ def per_sample_section() -> list[str]:
         "## Per-sample table",
         "",
         "`per_sample.parquet` and `per_sample.csv` hold one row per sample, in sample-key order",
-        "(code-point order; ties in file order). Every structural metric is an aggregation of these columns.",
+        "(code-point order; ties by run id). Every structural metric is an aggregation of these columns.",
         "",
         "### Counts and identity",
         "",

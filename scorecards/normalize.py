@@ -8,6 +8,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final, Literal
 
+from scorecards.errors import quoted
+
 Polarity = Literal["positive", "negative", "neutral", "mixed"]
 
 TERM_EDGE_PUNCTUATION: Final = ".,;:!?\"'`()[]{}"
@@ -70,4 +72,4 @@ def norm_polarity(text: str | None) -> tuple[Polarity, bool]:
     try:
         return _POLARITY_ALIASES[key], False
     except KeyError:
-        raise UnknownPolarity(f"unknown polarity {text!r}") from None
+        raise UnknownPolarity(f"unknown polarity {quoted(text or '')}") from None

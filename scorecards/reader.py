@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -37,10 +37,11 @@ def resolve_input(path: str | os.PathLike[str]) -> Path:
     if given.is_dir():
         candidate = given / SCORECARDS_NAME
         if not candidate.exists():
-            raise InputError(f"{given}: run directory has no {SCORECARDS_NAME}")
+            hint = "give the file's path if named otherwise"
+            raise InputError(f"{given}: run directory has no {SCORECARDS_NAME} ({hint})")
         given = candidate
     if not given.exists():
-        raise InputError(f"{given}: no such file or run directory")
+        raise InputError(f"{given}: no such file or run directory (check the path)")
     if given.is_dir():
         raise InputError(f"{given}: is a directory, expected a scorecards .jsonl file")
     if not os.access(given, os.R_OK):
@@ -261,5 +262,10 @@ def read_scorecards(
     skip_bad_lines: bool = False,
     workers: int | None = None,
 ) -> ReadResult[SampleRecord]:
-    """Read every row of ``path`` into :class:`SampleRecord` objects, in file order."""
-    return start_read(path, _identity, skip_bad_lines=skip_bad_lines, workers=workers).result()
+    """Read every row of ``path`` into :class:`SampleRecord` objects, in file order.
+
+    Each record's ``line`` is its line in the file (a worker only knows its line within its range).
+    """
+    read = start_read(path, _identity, skip_bad_lines=skip_bad_lines, workers=workers).result()
+    read.items = [r if r.line == line else replace(r, line=line) for r, (_, _, line) in zip(read.items, read.ids)]
+    return read
