@@ -46,8 +46,8 @@ def summary_lines(result: ComparisonResult) -> list[str]:
 
 
 @click.command("compare")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--outdir", type=click.Path(path_type=Path), default=DEFAULT_OUTDIR, show_default=True,
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
+@click.option("--outdir", type=click.Path(path_type=Path, readable=False), default=DEFAULT_OUTDIR, show_default=True,
               help="Output directory.")
 @click.option("--baseline", metavar="CONDITION", help="Condition to pair the others against [default: first in sorted order].")
 @click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
