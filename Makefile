@@ -1,10 +1,11 @@
 # Two entry points for a fresh machine with Python 3.11 and make:
-#   make demo   install into .venv and aggregate the run shipped in results/
+#   make demo   install into .venv, aggregate the run shipped in results/ and compare the 13 vendored real runs
 #   make test   install into .venv and run the whole test suite
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO_RUN := results/cr_n50_m1_v2__seed42
+DEMO_RUNS := tests/fixtures/runs
 
 .PHONY: demo test docs bench clean
 
@@ -16,6 +17,7 @@ $(BIN)/.installed: pyproject.toml
 
 demo: $(BIN)/.installed
 	$(BIN)/aggregate $(DEMO_RUN)
+	$(BIN)/aggregate compare $(DEMO_RUNS)/* --outdir results/comparison
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest
@@ -27,4 +29,4 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) $(DEMO_RUN)/derived
+	rm -rf $(VENV) $(DEMO_RUN)/derived results/comparison

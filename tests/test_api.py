@@ -116,3 +116,17 @@ def test_the_documented_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(root)
     for block in blocks:
         exec(compile(textwrap.dedent(block), "docs/reports.md", "exec"), {})  # noqa: S102
+
+
+def test_comparison_result_is_a_typed_read_only_model() -> None:
+    from pydantic import BaseModel, ValidationError
+
+    from aggregator import compare_runs
+
+    result = compare_runs(sorted(RUNS.glob("cr_n50_m0_v2__seed*"))[:2], resamples=200)
+    assert isinstance(result, BaseModel)
+    assert result.to_polars().equals(result.per_sample)
+    assert result.to_polars("paired").equals(result.paired)
+    assert set(result.to_dict()) >= {"runs", "conditions", "paired", "flips", "self_consistency", "baseline"}
+    with pytest.raises(ValidationError):
+        result.baseline = "other"  # type: ignore[misc]

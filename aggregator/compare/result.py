@@ -33,36 +33,37 @@ Null is undefined (a blank CSV cell, ``null`` in JSON), never 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Literal
 
 import polars as pl
+from pydantic import BaseModel, ConfigDict, Field
 
 TABLES = ("runs", "conditions", "paired", "flips", "self_consistency", "missing_samples")
+TableName = Literal["runs", "conditions", "paired", "flips", "self_consistency", "per_sample", "missing_samples"]
 
 
-@dataclass(frozen=True)
-class ComparisonResult:
-    """Tables of a multi-run comparison (see the module doc for their columns).
+class ComparisonResult(BaseModel):
+    """Tables of a multi-run comparison (see the module doc for their columns)."""
 
-    ``conditions_order`` lists the conditions in sorted order; ``baseline`` is the condition the
-    others are paired against; ``resamples`` and ``seed`` drove the paired statistics;
-    ``condition_pattern`` is the ``--condition-pattern`` used (None: the default naming rule);
-    ``notes`` are sentences about the inputs a reader must know (unequal seeds, missing samples).
-    """
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
-    runs: pl.DataFrame
-    conditions: pl.DataFrame
-    paired: pl.DataFrame
-    flips: pl.DataFrame
-    self_consistency: pl.DataFrame
-    per_sample: pl.DataFrame = field(repr=False)
-    missing_samples: pl.DataFrame
-    conditions_order: list[str]
-    baseline: str
-    resamples: int
-    seed: int
-    condition_pattern: str | None = None
-    notes: list[str] = field(default_factory=list)
+    runs: pl.DataFrame = Field(description="one row per run: run_id, condition, seed, structural metrics")
+    conditions: pl.DataFrame = Field(description="per condition: n_runs, seeds, mean/std/min/max of headline metrics")
+    paired: pl.DataFrame = Field(description="each condition against the baseline: deltas, bootstrap CI, p-value")
+    flips: pl.DataFrame = Field(description="per pair of conditions and unit: correct in both / only A / only B / neither")
+    self_consistency: pl.DataFrame = Field(description="per condition with >= 2 runs: agreement across runs")
+    per_sample: pl.DataFrame = Field(repr=False, description="merged per-sample table, one column group per run")
+    missing_samples: pl.DataFrame = Field(description="samples absent from some runs")
+    conditions_order: list[str] = Field(description="the conditions in sorted order")
+    baseline: str = Field(description="the condition the others are paired against")
+    resamples: int = Field(description="bootstrap resamples and permutation sign flips")
+    seed: int = Field(description="seed of the resampling")
+    condition_pattern: str | None = Field(None, description="--condition-pattern used (None: the default naming rule)")
+    notes: list[str] = Field(default_factory=list, description="what a reader must know about the inputs")
+
+    def to_polars(self, table: TableName = "per_sample") -> pl.DataFrame:
+        """One table as a Polars DataFrame; by default the merged per-sample table."""
+        return getattr(self, table)
 
     def to_dict(self, *, include_per_sample: bool = False) -> dict[str, object]:
         """Settings, notes and every table as a list of row dicts (JSON-ready; null for undefined).
