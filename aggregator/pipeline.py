@@ -83,6 +83,7 @@ def evaluate_run(
         with paused_gc():
             read = pending.result()
             table = build_table(read.items, [line for _, _, line in read.ids])
+            read.items = []  # the per-sample tuples now live in the table; free them before writing
     table = filter_profile(table, profile)
     if table.height == 0:
         raise InputError(f"{read.path}: no rows with profile {profile!r}")

@@ -1,0 +1,28 @@
+"""The benchmark commands run (on tiny inputs): their numbers are for benchmarks/RESULTS.md, not for tests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_bench_runs_on_a_small_generated_input(tmp_path: Path) -> None:
+    done = run("bench.py", "--rows", "120", "--repeat", "1", "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "| aggregate | 1 |" in done.stdout
+    assert "floor: typed partial decode (1 core)" in done.stdout
+    assert (tmp_path / "rows120.jsonl").read_bytes().count(b"\n") == 120
+
+
+def test_bench_compare_runs_on_a_small_synthetic_grid() -> None:
+    done = run("bench_compare.py", "--conditions", "2", "--seeds", "2", "--samples", "60", "--resamples", "50",
+               "--repeat", "1")
+    assert done.returncode == 0, done.stderr
+    assert "total" in done.stdout
