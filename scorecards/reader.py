@@ -86,6 +86,19 @@ class Chunk(Generic[T]):
     error: tuple[int, str] | None = None
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Disable the cyclic garbage collector inside the block (restored afterwards)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@paused_gc()
 def read_range(
     path: str,
     start: int,
@@ -100,31 +113,6 @@ def read_range(
     The cyclic garbage collector is paused meanwhile: decoded rows hold no cycles, and
     its passes over the many small objects cost a fifth of the time.
     """
-    with paused_gc():
-        return _read_range(path, start, end, run_id, skip_bad_lines, transform, on_bytes)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Disable the cyclic garbage collector inside the block (restored afterwards)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _read_range(
-    path: str,
-    start: int,
-    end: int,
-    run_id: str,
-    skip_bad_lines: bool,
-    transform: Callable[[SampleRecord], T],
-    on_bytes: Callable[[int], None] | None = None,
-) -> Chunk[T]:
     chunk: Chunk[T] = Chunk()
     with open(path, "rb") as handle:
         for local, raw in enumerate(iter_lines(handle, start, end, on_bytes), 1):
