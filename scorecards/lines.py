@@ -8,6 +8,9 @@ from typing import BinaryIO
 
 BLOCK = 1 << 22
 BOM = b"\xef\xbb\xbf"
+_ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
+
+Line = bytes | memoryview
 
 
 def split_ranges(path: str, parts: int, min_part: int) -> list[tuple[int, int]]:
@@ -34,11 +37,13 @@ def split_ranges(path: str, parts: int, min_part: int) -> list[tuple[int, int]]:
 
 def iter_lines(
     handle: BinaryIO, start: int, end: int, on_bytes: Callable[[int], None] | None = None
-) -> Iterator[bytes]:
+) -> Iterator[Line]:
     """Yield every line in ``[start, end)`` without its ``\\n``, reading in blocks.
 
-    The byte-order mark at offset 0 is removed. Memory holds one block plus the
-    longest line. ``on_bytes`` (e.g. a progress bar) is called with each block's size.
+    Lines inside a block are zero-copy memoryviews of it, valid until the next line is
+    asked for; a line that spans blocks is joined into bytes. The byte-order mark at
+    offset 0 is removed. Memory holds one block plus the longest line. ``on_bytes``
+    (e.g. a progress bar) is called with each block's size.
     """
     handle.seek(start)
     remaining = end - start
@@ -54,8 +59,21 @@ def iter_lines(
         if first and block.startswith(BOM):
             block = block[len(BOM):]
         first = False
-        pieces = (tail + block).split(b"\n") if tail else block.split(b"\n")
-        tail = pieces.pop()
-        yield from pieces
+        cut = block.find(b"\n")
+        if cut < 0:
+            tail += block
+            continue
+        view = memoryview(block)
+        yield tail + block[:cut] if tail else view[:cut]
+        pos = cut + 1
+        while (cut := block.find(b"\n", pos)) >= 0:
+            yield view[pos:cut]
+            pos = cut + 1
+        tail = block[pos:]
     if tail:
         yield tail
+
+
+def is_blank(line: Line) -> bool:
+    """The line holds only ASCII whitespace (or nothing)."""
+    return not line or (line[0] in _ASCII_SPACE and bytes(line).isspace())

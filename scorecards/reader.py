@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 import msgspec
 
 from scorecards.errors import BadLine, BadLineError, InputError, quoted
-from scorecards.lines import iter_lines, split_ranges
+from scorecards.lines import Line, is_blank, iter_lines, split_ranges
 from scorecards.record import BadRow, SampleRecord, to_record
 from scorecards.schema import ROW_DECODER, Row
 
@@ -54,11 +54,14 @@ def default_run_id(scorecards: Path) -> str:
     return scorecards.resolve().parent.name
 
 
-def decode_row(raw: bytes) -> Row:
-    """Decode one line into the partial :class:`Row`; raise :class:`BadRow` saying why not."""
-    if not raw.isascii():
+def decode_row(raw: Line) -> Row:
+    """Decode one line into the partial :class:`Row`; raise :class:`BadRow` saying why not.
+
+    The whole line must be UTF-8, also the parts the schema skips.
+    """
+    if type(raw) is not bytes or not raw.isascii():
         try:
-            raw.decode("utf-8")
+            str(raw, "utf-8")
         except UnicodeDecodeError as exc:
             raise BadRow(f"invalid UTF-8 at byte {exc.start}") from None
     try:
@@ -117,7 +120,7 @@ def read_range(
     with open(path, "rb") as handle:
         for local, raw in enumerate(iter_lines(handle, start, end, on_bytes), 1):
             chunk.lines = local
-            if not raw or raw.isspace():
+            if is_blank(raw):
                 continue
             chunk.rows += 1
             try:
