@@ -6,6 +6,7 @@ Heavy imports happen inside the commands so ``aggregate --help`` starts fast.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -58,6 +59,7 @@ def fail(message: str) -> None:
 def user_errors(func: F) -> F:
     """Turn the input and output errors a user can cause into one-line exits."""
 
+    @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from concurrent.futures.process import BrokenProcessPool
 
@@ -76,8 +78,6 @@ def user_errors(func: F) -> F:
             where = exc.filename or "the input"
             fail(f"{where}: cannot read ({exc.strerror or exc}); check the path and its permissions")
 
-    wrapper.__name__ = func.__name__
-    wrapper.__doc__ = func.__doc__
     return wrapper  # type: ignore[return-value]
 
 
