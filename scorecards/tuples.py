@@ -79,7 +79,8 @@ def decode_items(raws: Sequence[msgspec.Raw], path: str, *, skip_empty: bool) ->
         except msgspec.ValidationError as exc:
             text = str(exc)
             where = f"{path}[{index}]"
-            raise BadTuple(text.replace("`$", f"`$.{where}") if " - at `$" in text else f"{text} - at `$.{where}`") from None
+            located = text.replace("`$", f"`$.{where}") if " - at `$" in text else f"{text} - at `$.{where}`"
+            raise BadTuple(f"wrong type: {located}") from None
 
 
 def read_a(
