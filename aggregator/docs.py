@@ -48,6 +48,9 @@ Conventions:
 - Blank = undefined: an empty CSV cell, `N/A` in `structural_metrics_table.md`, `null` in JSON; never 0.
 - P, R and F1 are 0 when their denominator is 0 (a sample with nothing to match scores 0, not blank).
 - A stage is *correct* for a sample when P = 1 and R = 1 under the unit.
+- Surface key of a tuple: `norm_term` applied once more to its (already normalized) term, as the research
+  tool does; a tuple is *explicit* when its surface key is non-empty, *implicit* otherwise
+  (`"x ."` → term `"x "` → key `"x"`; `"(  )"` → term `" "` → key `""`). See docs/compatibility.md.
 - Cells: floats at full precision (shortest round-trip repr), booleans `True`/`False`.
 - Column order of `structural_metrics.csv`: the `#` column below.
 """
