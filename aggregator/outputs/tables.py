@@ -16,4 +16,6 @@ def parquet_bytes(table: pl.DataFrame) -> bytes:
 
 def csv_bytes(table: pl.DataFrame) -> bytes:
     """CSV with floats at full precision."""
-    return table.write_csv().encode("utf-8")
+    buffer = io.BytesIO()
+    table.write_csv(buffer)
+    return buffer.getvalue()

@@ -21,6 +21,12 @@ TUPLE_COLUMNS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tupl
 DIGITS = 4
 
 
+def _json(column: pl.Series) -> msgspec.Raw:
+    """A column as a JSON array, encoded at once so that its Python list is freed before the next
+    one is built (a 50,000-sample run would otherwise hold them all)."""
+    return msgspec.Raw(msgspec.json.encode(column.to_list()))
+
+
 def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[str, object]:
     """``{"key", "run"?, "has_gold", "changed", "gold", "s1", "s2", "units": {unit: {...}}}``.
 
@@ -29,13 +35,13 @@ def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[s
     """
     run_ids = table.get_column("run_id")
     payload: dict[str, object] = {
-        "key": table.get_column("sample_key").to_list(),
-        "has_gold": table.get_column("has_gold").to_list(),
-        "changed": table.get_column("changed").to_list(),
+        "key": _json(table.get_column("sample_key")),
+        "has_gold": _json(table.get_column("has_gold")),
+        "changed": _json(table.get_column("changed")),
         "transitions": list(TRANSITIONS),
     }
     if run_ids.n_unique() > 1:
-        payload["run"] = run_ids.to_list()
+        payload["run"] = _json(run_ids)
     arrays = table.select(
         pl.concat_str(pl.lit("["), pl.col(column).str.join(","), pl.lit("]")).cast(pl.Binary).alias(short)
         for short, column in TUPLE_COLUMNS.items()
@@ -47,9 +53,9 @@ def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[s
     payload["units"] = {
         unit: {
             "name": name,
-            "transition": table.get_column(f"{unit}_transition").to_list(),
-            "f1_s1": scores.get_column(f"{unit}_s1").to_list(),
-            "f1_s2": scores.get_column(f"{unit}_s2").to_list(),
+            "transition": _json(table.get_column(f"{unit}_transition")),
+            "f1_s1": _json(scores.get_column(f"{unit}_s1")),
+            "f1_s2": _json(scores.get_column(f"{unit}_s2")),
         }
         for unit, name in unit_names.items()
     }
