@@ -10,6 +10,9 @@ def quoted(value: str, limit: int = 60) -> str:
     return repr(value[:limit]) + ("…" if len(value) > limit else "")
 
 
+NESTING_TOO_DEEP = "not valid JSON: nesting too deep to parse"
+
+
 class InputError(Exception):
     """The input cannot be read at all (no file, empty input, ...): one line, exit 2."""
 

@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 
 import msgspec
 
-from scorecards.errors import BadLine, BadLineError, InputError, quoted
+from scorecards.errors import NESTING_TOO_DEEP, BadLine, BadLineError, InputError, quoted
 from scorecards.lines import Line, is_blank, iter_lines, split_ranges
 from scorecards.record import BadRow, SampleRecord, to_record
 from scorecards.schema import ROW_DECODER, Row
@@ -74,7 +74,7 @@ def decode_row(raw: Line) -> Row:
     except msgspec.DecodeError as exc:
         raise BadRow(f"not valid JSON: {exc}") from None
     except RecursionError:
-        raise BadRow("not valid JSON: nesting too deep to parse") from None
+        raise BadRow(NESTING_TOO_DEEP) from None
 
 
 @dataclass

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from scorecards.errors import NESTING_TOO_DEEP
 from scorecards.schema import (
     TRACE_DECODER,
     TRACE_OUTPUT_DECODER,
@@ -27,7 +28,6 @@ Stage1Source = Literal["stage1_tuples", "process_trace", "final"]
 FinalSource = Literal["final_tuples", "final_aspects", "inputs_aspect_sentiments"]
 
 _FINAL_RESULT = "runtime.parsed_output.final_result"
-TOO_DEEP = "not valid JSON: nesting too deep to parse"
 META_COUNT_LIMIT = 2**31 - 1
 
 
@@ -83,6 +83,16 @@ def _read_gold(row: Row, inputs: Inputs) -> ReadTuples:
     return EMPTY
 
 
+def _decode(decoder: msgspec.json.Decoder, raw: msgspec.Raw, where: str) -> Any:
+    """Decode a raw part of the row kept for later; a wrong type or too deep nesting is a :class:`BadRow`."""
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise BadRow(f"{exc} (in `{where}`)") from None
+    except RecursionError:
+        raise BadRow(f"{NESTING_TOO_DEEP} (in `{where}`)") from None
+
+
 def _trace_entries(raws: tuple[tuple[msgspec.Raw, str], ...]) -> tuple[list[TraceEntry], str] | None:
     """The first non-empty ``process_trace`` value, decoded lazily; None when it is not a list.
 
@@ -92,12 +102,7 @@ def _trace_entries(raws: tuple[tuple[msgspec.Raw, str], ...]) -> tuple[list[Trac
     for raw, path in raws:
         if not raw:
             continue
-        try:
-            value = TRACE_DECODER.decode(raw)
-        except msgspec.ValidationError as exc:
-            raise BadRow(f"{exc} (in `{path}`)") from None
-        except RecursionError:
-            raise BadRow(f"{TOO_DEEP} (in `{path}`)") from None
+        value = _decode(TRACE_DECODER, raw, path)
         if value:
             return (value, path) if isinstance(value, list) else None
     return None
@@ -119,12 +124,7 @@ def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...]) -> ReadTuples 
         if entry.stage.lower() != "stage1" or entry.agent.lower() != "atsa" or not entry.output:
             continue
         where = f"{path}[{index}].output.aspect_sentiments"
-        try:
-            output = TRACE_OUTPUT_DECODER.decode(entry.output)
-        except msgspec.ValidationError as exc:
-            raise BadRow(f"{exc} (in `{where}`)") from None
-        except RecursionError:
-            raise BadRow(f"{TOO_DEEP} (in `{where}`)") from None
+        output = _decode(TRACE_OUTPUT_DECODER, entry.output, where)
         if isinstance(output, TraceOutput) and output.aspect_sentiments:
             return read_a(output.aspect_sentiments, where)
     return None

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from scorecards.errors import NESTING_TOO_DEEP
 from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
 from scorecards.schema import ITEM_DECODER, TupleItem
 
@@ -77,10 +78,11 @@ def decode_items(raws: Sequence[msgspec.Raw], path: str, *, skip_empty: bool) ->
         try:
             yield index, ITEM_DECODER.decode(raw)
         except msgspec.ValidationError as exc:
-            text = str(exc)
-            where = f"{path}[{index}]"
+            text, where = str(exc), f"{path}[{index}]"
             located = text.replace("`$", f"`$.{where}") if " - at `$" in text else f"{text} - at `$.{where}`"
             raise BadTuple(f"wrong type: {located}") from None
+        except RecursionError:
+            raise BadTuple(f"{NESTING_TOO_DEEP} (in `{path}[{index}]`)") from None
 
 
 def read_a(
