@@ -5,11 +5,9 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,15 +44,6 @@ class RunEvaluation:
         return sorted(self.table.get_column("run_id").unique().to_list())
 
 
-def sha256_of(path: Path) -> str:
-    """Hex SHA-256 of a file, read in 4 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 22):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def evaluate_run(
     path: str | os.PathLike[str],
     *,
@@ -67,23 +56,21 @@ def evaluate_run(
     """Read a run directory or scorecards file and compute its structural metrics.
 
     Raises :class:`~scorecards.errors.InputError` (one line, with file and line) for bad input.
-    Hashing the input (in a thread: hashlib releases the GIL), importing Polars and
-    ``while_reading()`` (e.g. importing writers) happen while the reader's workers decode.
+    Importing Polars and ``while_reading()`` (e.g. importing writers) happen while the
+    reader's workers decode (and its thread hashes the input and checks its UTF-8).
     ``on_bytes`` is called with the size of each block read (see :func:`~scorecards.reader.start_read`).
     """
     started = time.perf_counter()
     pending = start_read(path, sample_counts, skip_bad_lines=skip_bad_lines, workers=workers, on_bytes=on_bytes)
-    with ThreadPoolExecutor(1) as hasher:
-        digest = hasher.submit(sha256_of, pending.path)
-        from aggregator.metrics.structural import STRUCTURAL
-        from aggregator.per_sample import build_table, filter_profile
+    from aggregator.metrics.structural import STRUCTURAL
+    from aggregator.per_sample import build_table, filter_profile
 
-        if while_reading is not None:
-            while_reading()
-        with paused_gc():
-            read = pending.result()
-            table = build_table(read.items, [line for _, _, line in read.ids])
-            read.items = []  # the per-sample tuples now live in the table; free them before writing
+    if while_reading is not None:
+        while_reading()
+    with paused_gc():
+        read = pending.result()
+        table = build_table(read.items, [line for _, _, line in read.ids])
+        read.items = []  # the per-sample tuples now live in the table; free them before writing
     table = filter_profile(table, profile)
     if table.height == 0:
         raise InputError(f"{read.path}: no rows with profile {profile!r}")
@@ -91,7 +78,7 @@ def evaluate_run(
     warnings = {"polarity_defaulted": int(table.get_column("polarity_defaulted").sum())}
     return RunEvaluation(
         input_path=read.path,
-        input_sha256=digest.result(),
+        input_sha256=read.sha256,
         table=table,
         metrics=metrics,
         rows_read=read.rows_read,

@@ -11,6 +11,8 @@ def quoted(value: str, limit: int = 60) -> str:
 
 
 NESTING_TOO_DEEP = "not valid JSON: nesting too deep to parse"
+INVALID_UTF8 = "invalid UTF-8"
+"""What a decoder says of a string that is not UTF-8; the file scan then reports the line, naming the byte."""
 
 
 class InputError(Exception):

@@ -28,8 +28,9 @@ class UnknownPolarity(ValueError):
     """A polarity value outside the known set (after strip and lower-case)."""
 
 
+@lru_cache(maxsize=1 << 16)
 def norm_term(text: str) -> str:
-    """Normalize an aspect term.
+    """Normalize an aspect term (cached: terms repeat across the stages of a sample and across samples).
 
     strip -> lower-case -> collapse whitespace runs to one space -> strip the ASCII
     characters ``.,;:!?"'`()[]{}`` from both ends (no whitespace strip afterwards).

@@ -3,7 +3,8 @@
 Strict by default: the first bad line raises :class:`BadLineError` (``file:line: reason``).
 With ``skip_bad_lines`` every bad line is skipped and listed. Large files are cut at
 line boundaries into byte ranges decoded by a pool of forked processes; the result
-is identical to the serial read.
+is identical to the serial read. Meanwhile a thread hashes the file and finds its
+lines that are not UTF-8 (:mod:`scorecards.scan`).
 """
 
 from __future__ import annotations
@@ -13,16 +14,17 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
 import msgspec
 
-from scorecards.errors import NESTING_TOO_DEEP, BadLine, BadLineError, InputError, quoted
+from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP, BadLine, BadLineError, InputError, quoted
 from scorecards.lines import Line, is_blank, iter_lines, split_ranges
 from scorecards.record import BadRow, SampleRecord, to_record
+from scorecards.scan import FileScan, scan_file
 from scorecards.schema import ROW_DECODER, Row
 
 T = TypeVar("T")
@@ -57,13 +59,9 @@ def default_run_id(scorecards: Path) -> str:
 def decode_row(raw: Line) -> Row:
     """Decode one line into the partial :class:`Row`; raise :class:`BadRow` saying why not.
 
-    The whole line must be UTF-8, also the parts the schema skips.
+    The bytes the schema skips are not looked at: the UTF-8 rule is checked by
+    :func:`~scorecards.scan.scan_file`, beside the decoders.
     """
-    if type(raw) is not bytes or not raw.isascii():
-        try:
-            str(raw, "utf-8")
-        except UnicodeDecodeError as exc:
-            raise BadRow(f"invalid UTF-8 at byte {exc.start}") from None
     try:
         return ROW_DECODER.decode(raw)
     except msgspec.ValidationError as exc:
@@ -75,6 +73,8 @@ def decode_row(raw: Line) -> Row:
         raise BadRow(f"not valid JSON: {exc}") from None
     except RecursionError:
         raise BadRow(NESTING_TOO_DEEP) from None
+    except UnicodeDecodeError:
+        raise BadRow(INVALID_UTF8) from None
 
 
 @dataclass
@@ -146,22 +146,33 @@ class ReadResult(Generic[T]):
     rows_read: int
     skipped: list[BadLine]
     workers: int
+    sha256: str
 
 
-def _merge(path: Path, chunks: list[Chunk[T]], skip_bad_lines: bool, workers: int) -> ReadResult[T]:
+def _merge(path: Path, chunks: list[Chunk[T]], scan: FileScan, skip_bad_lines: bool, workers: int) -> ReadResult[T]:
+    """Join the ranges' results in file order; the scan's non-UTF-8 lines are bad whatever
+    the decoder made of them (the UTF-8 rule comes first)."""
     items: list[T] = []
     ids: list[tuple[str, str, int]] = []
-    skipped: list[BadLine] = []
+    skipped: list[BadLine] = [BadLine(str(path), line, reason) for line, reason in scan.invalid.items()]
     first_error: BadLine | None = None
     offset = rows = 0
     for chunk in chunks:
         items.extend(chunk.items)
         ids.extend((run, key, offset + line) for run, key, line in chunk.ids)
-        skipped.extend(BadLine(str(path), offset + line, reason) for line, reason in chunk.skipped)
+        skipped.extend(
+            BadLine(str(path), offset + line, reason) for line, reason in chunk.skipped if offset + line not in scan.invalid
+        )
         if chunk.error is not None and first_error is None:
             first_error = BadLine(str(path), offset + chunk.error[0], chunk.error[1])
         offset += chunk.lines
         rows += chunk.rows
+    if scan.invalid:
+        first_invalid = min(scan.invalid)
+        if not skip_bad_lines and (first_error is None or first_invalid <= first_error.line):
+            first_error = BadLine(str(path), first_invalid, scan.invalid[first_invalid])
+        kept = [i for i, (_, _, line) in enumerate(ids) if line not in scan.invalid]
+        items, ids = [items[i] for i in kept], [ids[i] for i in kept]
     seen: dict[tuple[str, str], int] = {}
     keep: list[int] = []
     for index, (run, key, line) in enumerate(ids):
@@ -184,7 +195,7 @@ def _merge(path: Path, chunks: list[Chunk[T]], skip_bad_lines: bool, workers: in
     if not items:
         detail = f" ({len(skipped)} bad lines skipped)" if skipped else ""
         raise InputError(f"{path}: no rows to aggregate{detail}")
-    return ReadResult(path, items, ids, rows, skipped, workers)
+    return ReadResult(path, items, ids, rows, skipped, workers, scan.sha256)
 
 
 class PendingRead(Generic[T]):
@@ -214,17 +225,23 @@ class PendingRead(Generic[T]):
                 self._pool.submit(read_range, str(path), a, b, self._run_id, skip_bad_lines, transform, on_bytes)
                 for a, b in self._ranges
             ]
+        self._scanner = ThreadPoolExecutor(1)  # after the forks: no thread may run while forking
+        self._scan = self._scanner.submit(scan_file, str(path), first_only=not skip_bad_lines)
 
     def result(self) -> ReadResult[T]:
-        if self._pool is None:
-            (start, end), = self._ranges
-            chunks = [read_range(str(self.path), start, end, self._run_id, self._skip, self._transform, self._on_bytes)]
-        else:
-            try:
-                chunks = [future.result() for future in self._futures]
-            finally:
-                self._pool.shutdown(cancel_futures=True)
-        return _merge(self.path, chunks, self._skip, len(self._ranges))
+        try:
+            if self._pool is None:
+                (start, end), = self._ranges
+                chunks = [read_range(str(self.path), start, end, self._run_id, self._skip, self._transform, self._on_bytes)]
+            else:
+                try:
+                    chunks = [future.result() for future in self._futures]
+                finally:
+                    self._pool.shutdown(cancel_futures=True)
+            scan = self._scan.result()
+        finally:
+            self._scanner.shutdown(cancel_futures=True)
+        return _merge(self.path, chunks, scan, self._skip, len(self._ranges))
 
 
 def start_read(

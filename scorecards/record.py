@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from scorecards.errors import NESTING_TOO_DEEP
+from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP
 from scorecards.schema import (
     TRACE_DECODER,
     TRACE_OUTPUT_DECODER,
@@ -91,6 +91,8 @@ def _decode(decoder: msgspec.json.Decoder, raw: msgspec.Raw, where: str) -> Any:
         raise BadRow(f"{exc} (in `{where}`)") from None
     except RecursionError:
         raise BadRow(f"{NESTING_TOO_DEEP} (in `{where}`)") from None
+    except UnicodeDecodeError:
+        raise BadRow(INVALID_UTF8) from None
 
 
 def _trace_entries(raws: tuple[tuple[msgspec.Raw, str], ...]) -> tuple[list[TraceEntry], str] | None:

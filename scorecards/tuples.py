@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from scorecards.errors import NESTING_TOO_DEEP
+from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP
 from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
 from scorecards.schema import ITEM_DECODER, TupleItem
 
@@ -83,6 +83,8 @@ def decode_items(raws: Sequence[msgspec.Raw], path: str, *, skip_empty: bool) ->
             raise BadTuple(f"wrong type: {located}") from None
         except RecursionError:
             raise BadTuple(f"{NESTING_TOO_DEEP} (in `{path}[{index}]`)") from None
+        except UnicodeDecodeError:
+            raise BadTuple(INVALID_UTF8) from None
 
 
 def read_a(

@@ -27,6 +27,8 @@ BAD_KINDS: dict[str, tuple[st.SearchStrategy[bytes], str]] = {
     "unknown polarity": (st.just(to_line({"meta": {"text_id": "p"}, "gold_tuples": [{"polarity": "good"}]})),
                          "unknown polarity 'good'"),
     "tuple list not a list": (st.just(to_line({"meta": {"text_id": "q"}, "gold_tuples": "x"})), "wrong type"),
+    "not UTF-8 in an unread field": (st.just(to_line({"meta": {"text_id": "u"}, "note": "@"}).replace(b"@", b"\xe3\x80")),
+                                     "invalid UTF-8 at byte"),
 }
 
 
