@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from scorecards.lines import BLOCK, iter_lines
@@ -79,20 +80,35 @@ def invalid_lines(path: str, *, first_only: bool) -> dict[int, str]:
     return invalid
 
 
+def char_blocks(fd: int, size: int) -> Iterator[bytes]:
+    """The first ``size`` bytes of ``fd`` in blocks of about :data:`BLOCK` bytes, each cut
+    before a multi-byte character that would straddle its end (read as is, no copying).
+
+    Every cut is a character boundary of UTF-8 data, and UTF-8 pieces concatenate to UTF-8:
+    the file is UTF-8 exactly when every block is.
+    """
+    step = max(BLOCK, 4)
+    offset = 0
+    while offset < size:
+        end = min(offset + step, size)
+        if end < size:
+            end -= 4 - whole_chars(os.pread(fd, 4, end - 4))
+        block = os.pread(fd, end - offset, offset)
+        if not block:
+            return
+        yield block
+        offset += len(block)
+
+
 def scan_file(path: str, *, first_only: bool = False) -> FileScan:
     """Hash ``path`` and find its lines that are not UTF-8 (only the first with ``first_only``)."""
     digest = hashlib.sha256()
-    carry = b""
     valid = True
     with open(path, "rb") as handle:
-        while block := handle.read(BLOCK):
+        fd = handle.fileno()
+        for block in char_blocks(fd, os.fstat(fd).st_size):
             digest.update(block)
-            if not valid:
-                continue
-            cut = whole_chars(block)
-            piece = carry + block[:cut] if carry or cut < len(block) else block
-            carry = block[cut:]
-            valid = is_utf8(piece)
-    if valid and not carry:
+            valid = valid and is_utf8(block)
+    if valid:
         return FileScan(digest.hexdigest())
     return FileScan(digest.hexdigest(), invalid_lines(path, first_only=first_only))

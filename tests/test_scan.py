@@ -64,7 +64,7 @@ def check_scan(lines: list[bytes], block: int, bom: bool, crlf: bool) -> None:
 
 
 test_scan_names_the_lines_a_per_line_decode_rejects, test_scan_names_the_lines_slow = fuzz_budgets(
-    200, 3000, lines=st.lists(LINE, min_size=1, max_size=8), block=st.integers(1, 9), bom=st.booleans(),
+    200, 3000, lines=st.lists(LINE, min_size=1, max_size=8), block=st.integers(1, 12), bom=st.booleans(),
     crlf=st.booleans(),
 )(check_scan)
 
