@@ -26,7 +26,9 @@ docs: $(BIN)/.installed
 	$(BIN)/python -m aggregator.docs
 
 bench: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench.py
+	$(BIN)/python benchmarks/scanners.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_RUN)/derived results/comparison

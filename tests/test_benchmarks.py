@@ -26,3 +26,9 @@ def test_bench_compare_runs_on_a_small_synthetic_grid() -> None:
                "--repeat", "1")
     assert done.returncode == 0, done.stderr
     assert "total" in done.stdout
+
+
+def test_scanners_runs_on_a_small_generated_input(tmp_path: Path) -> None:
+    done = run("scanners.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "| msgspec Row + UTF-8 blocks (reader) |" in done.stdout and "| json loads |" in done.stdout
