@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.markdown import metrics_markdown
 from aggregator.outputs.metadata import RunMetadata, SkippedLine, git_commit
@@ -53,15 +55,25 @@ def run_facts(evaluation: RunEvaluation) -> list[str]:
 
 
 def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
-    """structural_metrics.csv / _table.md, per_sample.parquet / .csv, run_metadata.json and report.html."""
+    """structural_metrics.csv / _table.md, per_sample.parquet / .csv, run_metadata.json and report.html.
+
+    The per-sample tables are written by Polars in a thread (it releases the GIL) while
+    the other files are rendered in Python.
+    """
     title = f"Structural metrics — {', '.join(evaluation.run_ids)}"
-    markdown = metrics_markdown(STRUCTURAL, evaluation.metrics, title=title, facts=run_facts(evaluation))
     per_sample = evaluation.table.drop(INPUT_ORDER_COLUMNS)
-    return {
-        METRICS_CSV: metrics_csv([evaluation.metrics]),
-        METRICS_MD: markdown.encode("utf-8"),
-        PER_SAMPLE_PARQUET: parquet_bytes(per_sample),
-        PER_SAMPLE_CSV: csv_bytes(per_sample),
-        METADATA_JSON: run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n",
-        REPORT_HTML: run_report(evaluation),
-    }
+    with ThreadPoolExecutor(1) as polars_writer:
+        parquet = polars_writer.submit(parquet_bytes, per_sample)
+        csv = polars_writer.submit(csv_bytes, per_sample)
+        markdown = metrics_markdown(STRUCTURAL, evaluation.metrics, title=title, facts=run_facts(evaluation))
+        metrics = metrics_csv([evaluation.metrics])
+        metadata = run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n"
+        report = run_report(evaluation)
+        return {
+            METRICS_CSV: metrics,
+            METRICS_MD: markdown.encode("utf-8"),
+            PER_SAMPLE_PARQUET: parquet.result(),
+            PER_SAMPLE_CSV: csv.result(),
+            METADATA_JSON: metadata,
+            REPORT_HTML: report,
+        }
