@@ -24,6 +24,10 @@ _POLARITY_ALIASES: Final[dict[str, Polarity]] = {
 }
 
 
+POLARITY_SPELLINGS: Final = frozenset(_POLARITY_ALIASES)
+"""The polarity values accepted as they are (before strip and lower-case)."""
+
+
 class UnknownPolarity(ValueError):
     """A polarity value outside the known set (after strip and lower-case)."""
 
