@@ -92,7 +92,8 @@ def char_blocks(fd: int, size: int) -> Iterator[bytes]:
     while offset < size:
         end = min(offset + step, size)
         if end < size:
-            end -= 4 - whole_chars(os.pread(fd, 4, end - 4))
+            window = os.pread(fd, 4, end - 4)
+            end -= len(window) - whole_chars(window)
         block = os.pread(fd, end - offset, offset)
         if not block:
             return

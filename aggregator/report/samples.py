@@ -27,6 +27,15 @@ def _json(column: pl.Series) -> msgspec.Raw:
     return msgspec.Raw(msgspec.json.encode(column.to_list()))
 
 
+def _raw_json(column: pl.Series) -> msgspec.Raw:
+    """A column of JSON texts as one JSON array of them, spliced in as they are.
+
+    (Joined by msgspec rather than by Polars string expressions, whose buffers for a
+    50,000-sample run stay with the allocator: about 100 MB more at the peak.)
+    """
+    return msgspec.Raw(msgspec.json.encode([msgspec.Raw(text) for text in column.to_list()]))
+
+
 def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[str, object]:
     """``{"key", "run"?, "has_gold", "changed", "gold", "s1", "s2", "units": {unit: {...}}}``.
 
@@ -42,11 +51,7 @@ def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[s
     }
     if run_ids.n_unique() > 1:
         payload["run"] = _json(run_ids)
-    arrays = table.select(
-        pl.concat_str(pl.lit("["), pl.col(column).str.join(","), pl.lit("]")).cast(pl.Binary).alias(short)
-        for short, column in TUPLE_COLUMNS.items()
-    )
-    payload.update((short, msgspec.Raw(data)) for short, data in arrays.row(0, named=True).items())
+    payload.update((short, _raw_json(table.get_column(column))) for short, column in TUPLE_COLUMNS.items())
     scores = table.select(
         pl.col(f"{u}_{s}_f1").round(DIGITS).alias(f"{u}_{s}") for u in unit_names for s in ("s1", "s2")
     )
