@@ -12,7 +12,6 @@ byte-order mark on line 1).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -103,6 +102,8 @@ def char_blocks(fd: int, size: int) -> Iterator[bytes]:
 
 def scan_file(path: str, *, first_only: bool = False) -> FileScan:
     """Hash ``path`` and find its lines that are not UTF-8 (only the first with ``first_only``)."""
+    import hashlib  # here, in the reader's thread: not on the path to forking the decoders
+
     digest = hashlib.sha256()
     valid = True
     with open(path, "rb") as handle:
