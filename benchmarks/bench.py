@@ -12,7 +12,7 @@ as separate processes and interleaved so machine load hits all alike:
 Peak memory is the largest resident set of the process tree, sampled every 5 ms from /proc
 in an untimed warm-up run (``tree``; the reference is sampled in its timed run), next to the
 kernel's ru_maxrss of the largest single process (``single``). Timed runs do not sample.
-Results are printed and written to ``benchmarks/RESULTS.md`` (``--write``).
+Results are printed and, with ``--write``, replace the ``bench`` section of ``benchmarks/RESULTS.md``.
 
     python benchmarks/bench.py --rows 5000 --repeat 5
     python benchmarks/bench.py --rows 5000 50000 --repeat 3 --reference '...' --write
@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import DEFAULT_SOURCE, generate  # noqa: E402
+from results_file import write_section  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -214,16 +215,12 @@ def main() -> None:
         sections.append(table(data, rows, timings))
         print(sections[-1], flush=True)
     if args.write:
-        report = [
-            "# Benchmark results",
-            "",
-            f"Machine: {machine()}. Measured {time.strftime('%Y-%m-%d')} by `python benchmarks/bench.py "
-            f"--rows {' '.join(map(str, args.rows))} --repeat {args.repeat}"
-            + (" --reference ...`" if args.reference else "`") + ".",
-            "",
-            *sections,
-        ]
-        (HERE / "RESULTS.md").write_text("\n".join(report))
+        command = f"python benchmarks/bench.py --rows {' '.join(map(str, args.rows))} --repeat {args.repeat}"
+        header = (
+            f"Machine: {machine()}. Measured {time.strftime('%Y-%m-%d')} by `{command}"
+            + (" --reference ...`" if args.reference else "`") + "."
+        )
+        write_section("bench", "\n".join([header, "", *sections]))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from aggregator.compare.api import compare_loaded  # noqa: E402
 from aggregator.compare.files import comparison_files  # noqa: E402
@@ -33,6 +34,7 @@ from aggregator.metrics.structural import STRUCTURAL  # noqa: E402
 from aggregator.outputs.atomic import write_outputs  # noqa: E402
 from aggregator.per_sample import derive  # noqa: E402
 from aggregator.sample_counts import COLUMNS  # noqa: E402
+from results_file import write_section  # noqa: E402
 
 POOL = 4
 POLARITIES = ("positive", "negative", "neutral")
@@ -99,6 +101,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5000)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--write", action="store_true", help="replace this grid's section of benchmarks/RESULTS.md")
     args = parser.parse_args()
     started = time.perf_counter()
     runs = synthetic_runs(args.conditions, args.seeds, args.samples)
@@ -117,11 +120,20 @@ def main() -> None:
         spans = [Clock.span(a, b) for a, b in zip(marks, marks[1:])] + [Clock.span(marks[0], marks[-1])]
         for key, span in zip(timings, spans):
             timings[key].append(span)
-    print(f"{len(runs)} runs, {args.conditions} conditions, {args.samples} samples, {args.resamples} resamples,"
-          f" best of {args.repeat} (wall; CPU of all threads):")
+    out = [
+        f"{len(runs)} runs ({args.conditions} conditions × {args.seeds} seeds) × {args.samples:,} samples, "
+        f"{args.resamples:,} resamples, best of {args.repeat} (`python benchmarks/bench_compare.py "
+        f"--conditions {args.conditions} --seeds {args.seeds}`); CPU counts all threads:",
+        "",
+        "| step | best wall s | median wall s | CPU s |",
+        "|---|---:|---:|---:|",
+    ]
     for key, values in timings.items():
         wall, cpu = min(v[0] for v in values), min(v[1] for v in values)
-        print(f"  {key:<8} {wall:6.2f} s wall  {cpu:6.2f} s CPU   (median wall {statistics.median(v[0] for v in values):.2f} s)")
+        out.append(f"| {key} | {wall:.2f} | {statistics.median(v[0] for v in values):.2f} | {cpu:.2f} |")
+    print("\n".join(out))
+    if args.write:
+        write_section(f"compare {args.conditions}x{args.seeds}", "\n".join(out))
 
 
 class Clock:

@@ -15,7 +15,7 @@ process (best of ``--repeat`` passes over the same lines held in memory):
 
 pysimdjson and orjson are optional (``pip install -e '.[bench]'``); missing ones are reported.
 
-    python benchmarks/scanners.py --rows 5000
+    python benchmarks/scanners.py --rows 5000 --write
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from generate import DEFAULT_SOURCE, generate  # noqa: E402
+from results_file import write_section  # noqa: E402
 
 from scorecards.scan import char_blocks, is_utf8  # noqa: E402
 from scorecards.schema import ROW_DECODER  # noqa: E402
@@ -138,6 +139,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--write", action="store_true", help="replace the scanners section of benchmarks/RESULTS.md")
     args = parser.parse_args()
     data = args.data_dir / f"rows{args.rows}.jsonl"
     if not data.exists():
@@ -160,14 +162,21 @@ def main() -> None:
     seconds["(SHA-256 of the file, for comparison)"] = sha
     base = seconds["msgspec Row + UTF-8 blocks (reader)"]
     size = sum(map(len, lines)) / len(lines) / 1e3
-    print(f"{len(lines):,} rows of {size:.1f} KB on average, best of {args.repeat}; one core\n")
-    print("| candidate | µs/row | × reader |")
-    print("|---|---:|---:|")
+    out = [
+        f"{len(lines):,} rows of {size:.1f} KB on average (`python benchmarks/scanners.py --rows {args.rows} "
+        f"--repeat {args.repeat}`), best of {args.repeat}, one core:",
+        "",
+        "| candidate | µs/row | × reader |",
+        "|---|---:|---:|",
+    ]
     for name, value in sorted(seconds.items(), key=lambda item: item[1]):
-        print(f"| {name} | {value / len(lines) * 1e6:.1f} | {value / base:.2f} |")
+        out.append(f"| {name} | {value / len(lines) * 1e6:.1f} | {value / base:.2f} |")
     missing = [name for name, found in (("pysimdjson", simdjson_candidates()), ("orjson", orjson_candidates())) if not found]
     if missing:
-        print(f"\nnot installed: {', '.join(missing)} (pip install -e '.[bench]')")
+        out += ["", f"not installed: {', '.join(missing)} (pip install -e '.[bench]')"]
+    print("\n".join(out))
+    if args.write:
+        write_section("scanners", "\n".join(out))
 
 
 if __name__ == "__main__":

@@ -32,3 +32,20 @@ def test_scanners_runs_on_a_small_generated_input(tmp_path: Path) -> None:
     done = run("scanners.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "| msgspec Row + UTF-8 blocks (reader) |" in done.stdout and "| json loads |" in done.stdout
+
+
+def test_each_script_rewrites_only_its_section_of_results(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from results_file import write_section
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Results\n\nanalysis written by hand\n")
+    write_section("bench", "first table", results)
+    write_section("scanners", "scanner table", results)
+    write_section("bench", "second table", results)
+    text = results.read_text()
+    assert text.startswith("# Results\n\nanalysis written by hand\n")
+    assert "first table" not in text and text.count("second table") == 1 and "scanner table" in text
+    assert text.index("second table") < text.index("scanner table")
