@@ -75,6 +75,7 @@ class Timing:
 
     name: str
     seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     tree_mb: list[float] = field(default_factory=list)
     single_mb: list[float] = field(default_factory=list)
 
@@ -111,8 +112,10 @@ def _tree_rss_kb(root: int) -> int:
     return total
 
 
-def measure(argv: list[str], sample_memory: bool = False) -> tuple[float, float, float]:
-    """Run ``argv`` once; return (wall seconds, peak tree RSS MB, ru_maxrss MB).
+def measure(argv: list[str], sample_memory: bool = False) -> tuple[float, float, float, float]:
+    """Run ``argv`` once; return (wall seconds, CPU seconds, peak tree RSS MB, ru_maxrss MB).
+
+    CPU is user + system time of the process and the children it waited for (the decoders).
 
     Sampling /proc costs CPU that the measured command would miss on 2 cores, so timed
     runs only wait (tree RSS 0); ``sample_memory`` runs sample every 5 ms.
@@ -130,7 +133,7 @@ def measure(argv: list[str], sample_memory: bool = False) -> tuple[float, float,
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"{shlex.join(argv)} failed: {process.stderr.read().decode()[-500:]}")
-    return seconds, peak / 1024, usage.ru_maxrss / 1024
+    return seconds, usage.ru_utime + usage.ru_stime, peak / 1024, usage.ru_maxrss / 1024
 
 
 def commands(data: Path, outdir: Path, reference: str | None) -> dict[str, list[str]]:
@@ -157,15 +160,16 @@ def bench(rows: int, repeat: int, reference: str | None, data_dir: Path) -> tupl
         timings = {name: Timing(name) for name in cmds}
         for name, argv in cmds.items():  # warm-up (page cache, pyc files) that also samples memory
             if name != "reference":
-                _, tree, single = measure(argv, sample_memory=True)
+                _, _, tree, single = measure(argv, sample_memory=True)
                 timings[name].tree_mb.append(tree)
                 timings[name].single_mb.append(single)
         for i in range(repeat):
             for name, argv in cmds.items():
                 if name == "reference" and i >= max(1, repeat // 3):
                     continue
-                seconds, tree, single = measure(argv, sample_memory=name == "reference")
+                seconds, cpu, tree, single = measure(argv, sample_memory=name == "reference")
                 timings[name].seconds.append(seconds)
+                timings[name].cpu.append(cpu)
                 timings[name].tree_mb.append(tree)
                 timings[name].single_mb.append(single)
     return data, list(timings.values())
@@ -190,12 +194,14 @@ def table(data: Path, rows: int, timings: list[Timing]) -> str:
     lines = [
         f"### {rows:,} rows ({size_mb:.0f} MB)",
         "",
-        "| command | runs | best s | median s | rows/s | MB/s | peak RSS tree MB | peak RSS single MB | × aggregate |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| command | runs | best s | median s | median CPU s | rows/s | MB/s | peak RSS tree MB | peak RSS single MB "
+        "| × aggregate |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for t in timings:
         lines.append(
-            f"| {t.name} | {len(t.seconds)} | {t.best:.3f} | {t.median:.3f} | {rows / t.median:,.0f} "
+            f"| {t.name} | {len(t.seconds)} | {t.best:.3f} | {t.median:.3f} | {statistics.median(t.cpu):.2f} "
+            f"| {rows / t.median:,.0f} "
             f"| {size_mb / t.median:,.0f} | {max(t.tree_mb):.0f} | {max(t.single_mb):.0f} | {t.median / agg.median:.2f} |"
         )
     return "\n".join(lines) + "\n"
