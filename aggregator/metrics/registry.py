@@ -7,7 +7,6 @@ value, or null when the metric is undefined (a blank CSV cell, ``N/A`` in Markdo
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -76,6 +75,8 @@ class Registry:
         try:
             return self._metrics[name]
         except KeyError:
+            import difflib
+
             close = difflib.get_close_matches(name, self._metrics, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise UnknownMetric(f"unknown metric {name!r}{hint}") from None
