@@ -29,6 +29,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench.py
 	$(BIN)/python benchmarks/scanners.py
+	$(BIN)/python benchmarks/bench_compare.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_RUN)/derived results/comparison
