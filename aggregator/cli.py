@@ -147,9 +147,11 @@ def run_command(
 
 
 def _import_writers() -> None:
-    """Import the writers while the input is being decoded (they pull in pydantic)."""
-    import aggregator.outputs.run_files  # noqa: F401
+    """Import the writers (they pull in pydantic) and read their assets while the input is being decoded."""
+    import aggregator.outputs.run_files
     import aggregator.summary  # noqa: F401
+
+    aggregator.outputs.run_files.prepare()
 
 
 def default_outdir(run: Path) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path
 
@@ -38,8 +39,12 @@ class RunMetadata(BaseModel):
     seconds: float = Field(description="wall time of reading and computing")
 
 
+@functools.cache
 def git_commit() -> str | None:
-    """The commit of the checkout this package runs from, or None outside a git checkout."""
+    """The commit of the checkout this package runs from, or None outside a git checkout.
+
+    Asked once per process: the code running is the code imported.
+    """
     root = Path(__file__).resolve().parents[2]
     if not (root / ".git").exists():
         return None

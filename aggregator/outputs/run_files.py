@@ -10,6 +10,7 @@ from aggregator.outputs.metadata import RunMetadata, SkippedLine, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.pipeline import RunEvaluation
+from aggregator.report.html import REPORT_ASSETS, asset
 from aggregator.report.run_report import run_report
 
 METRICS_CSV = "structural_metrics.csv"
@@ -21,6 +22,14 @@ REPORT_HTML = "report.html"
 INPUT_ORDER_COLUMNS = ("line",)
 """Per-sample columns that depend on the input's line order: kept out of the files, so that
 shuffled input lines give byte-identical CSV, Markdown and Parquet (only run_metadata.json differs)."""
+
+
+def prepare() -> None:
+    """Read ahead what the writers take from outside (report assets, the git commit): called
+    while the input is being decoded, so that writing the files after it is all rendering."""
+    for name in REPORT_ASSETS:
+        asset(name)
+    git_commit()
 
 
 def run_metadata(evaluation: RunEvaluation) -> RunMetadata:

@@ -19,6 +19,7 @@ from aggregator.version import __version__
 
 ASSETS = Path(__file__).parent / "assets"
 VENDORED = ("vega.min.js", "vega-lite.min.js")
+REPORT_ASSETS = (*VENDORED, "report.css", "report.js")
 _JSON_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
 
 
