@@ -7,6 +7,7 @@ Heavy imports happen inside the commands so ``aggregate --help`` starts fast.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -33,8 +34,11 @@ def main() -> None:
     """Entry point: run the command, flush, and exit without tearing down the interpreter.
 
     Every output is written and fsynced before this point; skipping interpreter
-    finalization (freeing the per-sample table, unloading Polars) saves ~0.15 s.
+    finalization (freeing the per-sample table, unloading Polars) saves ~0.15 s. The
+    cyclic garbage collector is off for the command: it is one pass whose objects hold
+    no cycles and live until exit, and its passes over the imported modules cost ~0.03 s.
     """
+    gc.disable()
     try:
         cli.main(prog_name="aggregate")
         code = 0

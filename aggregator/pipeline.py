@@ -57,17 +57,18 @@ def evaluate_run(
 
     Raises :class:`~scorecards.errors.InputError` (one line, with file and line) for bad input.
     Importing Polars and ``while_reading()`` (e.g. importing writers) happen while the
-    reader's workers decode (and its thread hashes the input and checks its UTF-8).
+    reader's workers decode (and its thread hashes the input and checks its UTF-8), with
+    the cyclic garbage collector paused: its passes over freshly imported modules find nothing.
     ``on_bytes`` is called with the size of each block read (see :func:`~scorecards.reader.start_read`).
     """
     started = time.perf_counter()
     pending = start_read(path, sample_counts, skip_bad_lines=skip_bad_lines, workers=workers, on_bytes=on_bytes)
-    from aggregator.metrics.structural import STRUCTURAL
-    from aggregator.per_sample import build_table, filter_profile
-
-    if while_reading is not None:
-        while_reading()
     with paused_gc():
+        from aggregator.metrics.structural import STRUCTURAL
+        from aggregator.per_sample import build_table, filter_profile
+
+        if while_reading is not None:
+            while_reading()
         read = pending.result()
         table = build_table(read.items, [line for _, _, line in read.ids])
         read.items = []  # the per-sample tuples now live in the table; free them before writing
