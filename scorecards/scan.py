@@ -37,14 +37,18 @@ def utf8_error(line: bytes | memoryview) -> str | None:
 
 
 def is_utf8(data: bytes) -> bool:
-    """``data`` is UTF-8 (checked in Polars, without building a ``str``)."""
+    """``data`` is UTF-8 (checked in Polars, without building a ``str``).
+
+    Any failure of the cast counts as "not UTF-8": the lines are then checked one by one
+    with Python's decoder, which has the last word.
+    """
     if data.isascii():
         return True
     import polars as pl
 
     try:
         pl.Series([data], dtype=pl.Binary).cast(pl.String)
-    except pl.exceptions.ComputeError:
+    except pl.exceptions.PolarsError:
         return False
     return True
 
@@ -101,11 +105,7 @@ def char_blocks(fd: int, size: int) -> Iterator[bytes]:
 
 
 def scan_file(path: str, *, first_only: bool = False) -> FileScan:
-    """Hash ``path`` and find its lines that are not UTF-8 (only the first with ``first_only``).
-
-    With ``first_only`` a strict read fails at a bad line anyway, so the scan stops at the
-    first block that is not UTF-8 and its digest, of the bytes up to there, must not be used.
-    """
+    """Hash ``path`` and find its lines that are not UTF-8 (only the first with ``first_only``)."""
     import hashlib  # here, in the reader's thread: not on the path to forking the decoders
 
     digest = hashlib.sha256()
@@ -115,8 +115,6 @@ def scan_file(path: str, *, first_only: bool = False) -> FileScan:
         for block in char_blocks(fd, os.fstat(fd).st_size):
             digest.update(block)
             valid = valid and is_utf8(block)
-            if not valid and first_only:
-                break
     if valid:
         return FileScan(digest.hexdigest())
     return FileScan(digest.hexdigest(), invalid_lines(path, first_only=first_only))

@@ -115,3 +115,14 @@ def test_rows_the_decoder_accepts_are_still_bad_when_not_utf8(tmp_path: Path, mo
         assert sorted(key for _, key, _ in read.ids) == sorted(f"k{i}" for i in range(12) if i != 8)
         with pytest.raises(BadLineError, match=r":4: invalid UTF-8 at byte 77$"):
             read_scorecards(path, workers=workers)
+
+
+def test_python_has_the_last_word_when_the_fast_check_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fast check that wrongly says "not UTF-8" costs a line-by-line pass, never a wrong result."""
+    data = jsonl([to_line({"meta": {"text_id": "k"}, "note": "한국어"}, ascii_only=False)] * 3)
+    path = tmp_path / "scorecards.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr(scorecards.scan, "is_utf8", lambda block: False)
+    for first_only in (False, True):
+        scan = scan_file(str(path), first_only=first_only)
+        assert scan.invalid == {} and scan.sha256 == hashlib.sha256(data).hexdigest()
