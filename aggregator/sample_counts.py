@@ -121,13 +121,12 @@ def sample_counts(record: SampleRecord) -> tuple[object, ...]:
         record.final_source,
         s1 != s2,
     ]
-    final_pairs = {}
-    for name, unit in UNITS.items():
+    for unit in UNITS.values():
         gold_pairs = unit.project(gold)
-        row.extend(unit.match(unit.project(s1), gold_pairs))
-        final_pairs[name] = unit.project(s2)
-        row.extend(unit.match(final_pairs[name], gold_pairs))
-    row.extend(match_exact(final_pairs["refpol"], UNITS["refpol"].project(gold_explicit)))
+        for stage in (s1, s2):
+            row.extend(unit.match(unit.project(stage), gold_pairs))
+    refpol = UNITS["refpol"].project
+    row.extend(match_exact(refpol(s2), refpol(gold_explicit)))
     row.extend(match_surface(surface_units(s2_explicit), surface_units(gold_explicit)))
     eligible, implicit = _implicit_polarity(gold, s2)
     row.append(eligible)

@@ -24,10 +24,6 @@ _POLARITY_ALIASES: Final[dict[str, Polarity]] = {
 }
 
 
-POLARITY_SPELLINGS: Final = frozenset(_POLARITY_ALIASES)
-"""The polarity values accepted as they are (before strip and lower-case)."""
-
-
 class UnknownPolarity(ValueError):
     """A polarity value outside the known set (after strip and lower-case)."""
 

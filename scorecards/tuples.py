@@ -14,7 +14,7 @@ from typing import NamedTuple
 import msgspec
 
 from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP
-from scorecards.normalize import POLARITY_SPELLINGS, Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
+from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
 from scorecards.schema import ITEM_DECODER, TupleItem
 
 _BLANKS = b" \t\r\n"
@@ -55,10 +55,6 @@ def _raw_term(item: TupleItem) -> str | None:
         if opinion is not None and type(opinion) is not str:
             term = opinion.term
     return term
-
-
-_SPELLED: dict[str | None, tuple[Polarity, bool]] = {text: norm_polarity(text) for text in POLARITY_SPELLINGS}
-"""The polarities as pipelines write them, normalized once (a shortcut past :func:`_polarity`)."""
 
 
 def _polarity(item: TupleItem, path: str, index: int) -> tuple[Polarity, bool]:
@@ -108,7 +104,7 @@ def read_a(
     defaulted = 0
     for index, item in decode_items(raws, path, skip_empty=skip_empty):
         ref_text = item.aspect_ref or item.term or ""
-        raw_term = item.aspect_term if type(item.aspect_term) is str else _raw_term(item)
+        raw_term = _raw_term(item)
         if not gold and item.is_implicit is True:
             term = ""
         elif raw_term is None:
@@ -117,7 +113,7 @@ def read_a(
             term = norm_term(raw_term) if raw_term else ""
         if require_term and not term.strip():
             continue
-        polarity, was_defaulted = _SPELLED.get(item.polarity or item.label) or _polarity(item, path, index)
+        polarity, was_defaulted = _polarity(item, path, index)
         defaulted += was_defaulted
         out.add(EvalTuple(norm_ref(ref_text), term, polarity))
     return ReadTuples(frozenset(out), defaulted)
@@ -132,11 +128,11 @@ def read_b(raws: Sequence[msgspec.Raw], path: str) -> ReadTuples:
     defaulted = 0
     for index, item in decode_items(raws, path, skip_empty=True):
         ref = norm_ref(item.aspect_ref or "")
-        raw_term = item.aspect_term if type(item.aspect_term) is str else _raw_term(item)
+        raw_term = _raw_term(item)
         term = norm_term(raw_term) if raw_term else ""
         if not ref and not term:
             continue
-        polarity, was_defaulted = _SPELLED.get(item.polarity or item.label) or _polarity(item, path, index)
+        polarity, was_defaulted = _polarity(item, path, index)
         defaulted += was_defaulted
         out.add(EvalTuple(ref, term, polarity))
     return ReadTuples(frozenset(out), defaulted)
