@@ -167,15 +167,15 @@ def _merge(path: Path, chunks: list[Chunk[T]], scan: FileScan, skip_bad_lines: b
             first_error = BadLine(str(path), offset + chunk.error[0], chunk.error[1])
         offset += chunk.lines
         rows += chunk.rows
-    if scan.invalid:
+    if scan.invalid and not skip_bad_lines:
         first_invalid = min(scan.invalid)
-        if not skip_bad_lines and (first_error is None or first_invalid <= first_error.line):
+        if first_error is None or first_invalid <= first_error.line:
             first_error = BadLine(str(path), first_invalid, scan.invalid[first_invalid])
-        kept = [i for i, (_, _, line) in enumerate(ids) if line not in scan.invalid]
-        items, ids = [items[i] for i in kept], [ids[i] for i in kept]
     seen: dict[tuple[str, str], int] = {}
     keep: list[int] = []
     for index, (run, key, line) in enumerate(ids):
+        if line in scan.invalid:
+            continue
         first = seen.setdefault((run, key), line)
         if first == line:
             keep.append(index)
