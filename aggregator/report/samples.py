@@ -3,9 +3,9 @@
 The payload is columnar (one array per column) so a run of many thousand samples
 stays a few bytes per value; the page renders one page of rows at a time. Nothing
 depends on the order of the input's lines (no line numbers), so shuffled input gives
-the same page. The tuple
-columns are already canonical JSON text (:func:`aggregator.sample_counts.tuples_text`)
-and are spliced in as raw JSON rather than decoded and encoded again.
+the same page. The tuple columns are already canonical JSON text
+(:func:`aggregator.sample_counts.tuples_text`) and are spliced in as raw JSON rather
+than decoded and encoded again.
 """
 
 from __future__ import annotations
