@@ -1,11 +1,13 @@
-"""What the CLI prints: a few headline lines, or the metrics as JSON."""
+"""What ``aggregate RUN`` prints: a few headline lines, or what ``--json`` shows of a run."""
 
 from __future__ import annotations
 
-import json
+from typing import TYPE_CHECKING
 
 from aggregator.outputs.cells import markdown_cell
-from aggregator.pipeline import RunEvaluation
+
+if TYPE_CHECKING:
+    from aggregator.pipeline import RunEvaluation
 
 UNIT_ROWS = (("Ref-F1", ""), ("Surface-F1", "_otepol"), ("Attr-F1", "_attrpol"))
 
@@ -25,13 +27,12 @@ def summary_lines(evaluation: RunEvaluation) -> list[str]:
     return lines
 
 
-def metrics_json(evaluation: RunEvaluation) -> str:
-    """``{"run_ids": [...], "input": ..., "metrics": {name: value or null}}``."""
-    payload = {
+def metrics_payload(evaluation: RunEvaluation) -> dict[str, object]:
+    """What ``--json`` prints for a run: ``{"run_ids", "input", "rows_aggregated", "rows_skipped", "metrics"}``."""
+    return {
         "run_ids": evaluation.run_ids,
         "input": str(evaluation.input_path),
         "rows_aggregated": evaluation.rows_aggregated,
         "rows_skipped": len(evaluation.skipped),
         "metrics": evaluation.metrics,
     }
-    return json.dumps(payload, ensure_ascii=False, indent=2)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from aggregator.exits import user_errors
+
 if TYPE_CHECKING:
     from aggregator.compare.result import ComparisonResult
 
@@ -63,8 +65,6 @@ def compare_command(**options: Any) -> None:
     RUN is a run directory or a scorecards file; a merged file holding several run ids is split
     by run id. Condition = run id without a trailing _proposed and its __seed<N> part; seed = N.
     """
-    from aggregator.cli import user_errors
-
     user_errors(run_compare)(**options)
 
 

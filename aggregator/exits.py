@@ -1,0 +1,69 @@
+"""How a command ends on a user's error: one line on stderr and exit status 2, never a traceback.
+
+Skipped bad lines are never silent either: :func:`report_skips` counts them on stderr.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+EXIT_USER_ERROR = 2
+SKIPS_SHOWN = 5
+
+
+def fail(message: str) -> None:
+    """Print one line to stderr and exit with status 2."""
+    click.echo(f"aggregate: error: {message}", err=True)
+    sys.exit(EXIT_USER_ERROR)
+
+
+def user_error(exc: BaseException) -> str | None:
+    """The one-line message for an input or output error a user can cause; None for anything else."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from aggregator.outputs.atomic import OutputError
+    from scorecards.errors import InputError
+
+    if isinstance(exc, (InputError, OutputError)):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return "out of memory while reading the input"
+    if isinstance(exc, BrokenProcessPool):
+        return "a decoding process died (out of memory?); retry with --workers 1"
+    if isinstance(exc, OSError):
+        where = exc.filename or "the input"
+        return f"{where}: cannot read ({exc.strerror or exc}); check the path and its permissions"
+    return None
+
+
+def user_errors(func: F) -> F:
+    """Turn the input and output errors a user can cause into one-line exits (see :func:`user_error`)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:
+            message = user_error(exc)
+            if message is None:
+                raise
+            fail(message)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def report_skips(skipped: Sequence[object], label: str = "") -> None:
+    """Skipped lines are never silent: their count and the first few go to stderr."""
+    if not skipped:
+        return
+    click.echo(f"aggregate: skipped {len(skipped)} bad line(s){label}:", err=True)
+    for bad in skipped[:SKIPS_SHOWN]:
+        click.echo(f"  {bad}", err=True)
+    if len(skipped) > SKIPS_SHOWN:
+        click.echo(f"  ... and {len(skipped) - SKIPS_SHOWN} more (listed in run_metadata.json)", err=True)

@@ -1,0 +1,128 @@
+"""``aggregate RUN...``: the structural metrics of each run, written beside it (or under ``--outdir``).
+
+Several runs are aggregated one after another in one process, so an experiment grid pays
+the interpreter start and the imports once instead of once per run. A run that fails is
+reported in one line and the others still run; the exit status is 2 if any failed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from aggregator.exits import fail, report_skips, user_error, user_errors
+from aggregator.summary import metrics_payload, summary_lines
+
+if TYPE_CHECKING:
+    from aggregator.pipeline import RunEvaluation
+
+
+@click.command("run")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...", type=click.Path(path_type=Path, readable=False))
+@click.option("--outdir", type=click.Path(path_type=Path, readable=False),
+              help="Output directory [default: RUN/derived/metrics]; with several runs, "
+                   "one subdirectory per run, named after its run directory.")
+@click.option("--profile", help="Aggregate only rows of this profile (e.g. paper_main).")
+@click.option("--skip-bad-lines", is_flag=True, help="Skip and report bad lines instead of stopping.")
+@click.option("--workers", type=click.IntRange(1, 64), help="Decoding processes [default: up to the core count].")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the metrics as JSON on stdout (an array of them for several runs).")
+@click.option("--quiet", "-q", is_flag=True, help="No summary on stdout and no progress bar on stderr.")
+@user_errors
+def run_command(
+    runs: tuple[Path, ...],
+    outdir: Path | None,
+    profile: str | None,
+    skip_bad_lines: bool,
+    workers: int | None,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Compute structural_metrics.csv and friends for each RUN (a run directory or scorecards file)."""
+    targets = output_dirs(runs, outdir)
+    payloads: list[dict[str, object]] = []
+    failed = 0
+    for run, target in zip(runs, targets):
+        try:
+            evaluation, written = aggregate_one(
+                run, target, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet
+            )
+        except Exception as exc:
+            message = user_error(exc)
+            if message is None or len(runs) == 1:
+                raise
+            click.echo(f"aggregate: error: {message}", err=True)
+            failed += 1
+            continue
+        report_skips(evaluation.skipped)
+        if as_json:
+            payloads.append(metrics_payload(evaluation))
+        elif not quiet:
+            for line in summary_lines(evaluation):
+                click.echo(line)
+            click.echo(f"wrote {len(written)} files to {target}")
+    if as_json and payloads:
+        click.echo(json.dumps(payloads[0] if len(runs) == 1 else payloads, ensure_ascii=False, indent=2))
+    if failed:
+        fail(f"{failed} of {len(runs)} runs failed (each named above)")
+
+
+def aggregate_one(
+    run: Path, target: Path, *, profile: str | None, skip_bad_lines: bool, workers: int | None, quiet: bool
+) -> tuple[RunEvaluation, list[Path]]:
+    """Evaluate one run and write its files atomically into ``target``."""
+    from aggregator.pipeline import evaluate_run
+    from aggregator.progress import reading
+
+    with reading(run, quiet=quiet) as on_bytes:
+        evaluation = evaluate_run(
+            run, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, while_reading=_import_writers,
+            on_bytes=on_bytes,
+        )
+    from aggregator.outputs.atomic import write_outputs
+    from aggregator.outputs.run_files import run_files
+
+    return evaluation, write_outputs(target, run_files(evaluation))
+
+
+def _import_writers() -> None:
+    """Import the writers (they pull in pydantic) and read their assets while the input is being decoded."""
+    import aggregator.outputs.run_files
+
+    aggregator.outputs.run_files.prepare()
+
+
+def default_outdir(run: Path) -> Path:
+    """``RUN/derived/metrics`` for a run directory, ``<dir of file>/derived/metrics`` for a file."""
+    base = run if run.is_dir() else run.parent
+    return base / "derived" / "metrics"
+
+
+def run_name(run: Path) -> str:
+    """The name of the run's directory: the run directory itself, or the one holding the scorecards file."""
+    path = run.resolve()
+    return (path if path.is_dir() or not path.exists() else path.parent).name
+
+
+def output_dirs(runs: Sequence[Path], outdir: Path | None) -> list[Path]:
+    """Where each run's files go: ``outdir`` for one run, ``outdir/<run name>`` for several,
+    else :func:`default_outdir`. Two runs that would write to one directory are a user error,
+    found before anything is read."""
+    if outdir is None:
+        targets = [default_outdir(run) for run in runs]
+    elif len(runs) == 1:
+        targets = [outdir]
+    else:
+        targets = [outdir / run_name(run) for run in runs]
+    first: dict[Path, int] = {}
+    for index, target in enumerate(targets):
+        earlier = first.setdefault(target.resolve(), index)
+        if earlier != index:
+            hint = "give each run its own directory name" if outdir is not None else "give each run once"
+            fail(f"{runs[earlier]} and {runs[index]} would both write to {target}; {hint}")
+    return targets
+

@@ -1,0 +1,120 @@
+"""``aggregate RUN...``: several runs in one process, each exactly as if aggregated alone."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RUNS, run_cli, write_lines
+from tests.outcomes import ERROR_PREFIX, but_metadata, parse_outputs, snapshot
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+SOURCES = ("cr_n50_m0_v2__seed42", "cr_n50_m1_v2__seed101", "cr_n50_m2_v2__seed789")
+
+
+@pytest.fixture
+def grid(tmp_path: Path) -> list[Path]:
+    """Three real runs, copied so that their outputs land under tmp_path."""
+    runs = []
+    for name in SOURCES:
+        target = tmp_path / "grid" / name
+        target.mkdir(parents=True)
+        shutil.copyfile(RUNS / name / "scorecards.jsonl", target / "scorecards.jsonl")
+        runs.append(target)
+    return runs
+
+
+def outputs(run: Path) -> Path:
+    return run / "derived" / "metrics"
+
+
+def test_each_run_gets_the_files_it_gets_alone(grid: list[Path], tmp_path: Path) -> None:
+    done = run_cli(*grid, "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""
+    for run in grid:
+        parse_outputs(outputs(run))
+        alone = tmp_path / "alone" / run.name
+        assert run_cli(run, "--outdir", alone, "--quiet").returncode == 0
+        assert but_metadata(snapshot(outputs(run))) == but_metadata(snapshot(alone))
+
+
+def test_outdir_holds_one_directory_per_run_named_after_it(grid: list[Path], tmp_path: Path) -> None:
+    files = [run / "scorecards.jsonl" for run in grid]
+    done = run_cli(files[0], grid[1], files[2], "--outdir", tmp_path / "out", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(SOURCES)
+    for name in SOURCES:
+        parse_outputs(tmp_path / "out" / name)
+    assert not any(outputs(run).exists() for run in grid)
+
+
+def test_a_failing_run_is_named_and_the_others_are_written(grid: list[Path], tmp_path: Path) -> None:
+    (tmp_path / "bad").mkdir()
+    bad = write_lines(tmp_path / "bad" / "scorecards.jsonl", ['{"meta": {"text_id": "a"}}', "not json"])
+    done = run_cli(grid[0], bad.parent, grid[1], "--quiet")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 2 and all(line.startswith(ERROR_PREFIX) for line in lines), lines
+    assert lines[0].startswith(f"{ERROR_PREFIX}{bad}:2: not valid JSON")
+    assert lines[1] == f"{ERROR_PREFIX}1 of 3 runs failed (each named above)"
+    assert not (bad.parent / "derived").exists()
+    for run in grid[:2]:
+        parse_outputs(outputs(run))
+
+
+def test_one_failing_run_alone_is_one_line() -> None:
+    done = run_cli("no/such/run", "--quiet")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"{ERROR_PREFIX}no/such/run: no such file or run directory (check the path)"]
+
+
+@pytest.mark.parametrize("same_place", ["run twice", "directory and its file", "one name under --outdir"])
+def test_two_runs_into_one_directory_are_refused_before_reading(
+    grid: list[Path], tmp_path: Path, same_place: str
+) -> None:
+    if same_place == "run twice":
+        args: list[object] = [grid[0], grid[1], grid[0]]
+    elif same_place == "directory and its file":
+        args = [grid[0], grid[0] / "scorecards.jsonl"]
+    else:
+        other = tmp_path / "elsewhere" / grid[0].name
+        other.mkdir(parents=True)
+        shutil.copyfile(grid[0] / "scorecards.jsonl", other / "scorecards.jsonl")
+        args = [grid[0], other, "--outdir", tmp_path / "out"]
+    done = run_cli(*args, "--quiet")
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(ERROR_PREFIX) and "would both write to" in lines[0], lines
+    assert not any(outputs(run).exists() for run in grid) and not (tmp_path / "out").exists()
+
+
+def test_json_is_an_object_for_one_run_and_an_array_for_several(grid: list[Path]) -> None:
+    one = json.loads(run_cli(grid[0], "--json").stdout)
+    several = json.loads(run_cli(*grid, "--json").stdout)
+    assert isinstance(one, dict) and isinstance(several, list)
+    assert several[0] == one
+    assert [entry["input"] for entry in several] == [str(run / "scorecards.jsonl") for run in grid]
+
+
+def test_a_large_run_after_a_small_one_is_decoded_by_the_worker_pool(grid: list[Path], tmp_path: Path) -> None:
+    """Forking the decoders after an earlier run has loaded Polars gives the serial result."""
+    big = tmp_path / "big"
+    big.mkdir()
+    generated = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "generate.py"), "--rows", "650", "--out", str(big / "scorecards.jsonl")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert generated.returncode == 0, generated.stderr
+    assert (big / "scorecards.jsonl").stat().st_size > 16 << 20  # two ranges of at least 8 MiB
+    done = run_cli(grid[0], big, "--workers", "2", "--outdir", tmp_path / "both", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "both" / "big" / "run_metadata.json").read_text())["workers"] == 2
+    assert run_cli(big, "--workers", "1", "--outdir", tmp_path / "serial", "--quiet").returncode == 0
+    assert but_metadata(snapshot(tmp_path / "both" / "big")) == but_metadata(snapshot(tmp_path / "serial"))
