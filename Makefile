@@ -30,6 +30,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench.py
 	$(BIN)/python benchmarks/scanners.py
 	$(BIN)/python benchmarks/bench_compare.py
+	$(BIN)/python benchmarks/bench_grid.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_RUN)/derived results/comparison

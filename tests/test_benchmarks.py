@@ -28,6 +28,12 @@ def test_bench_compare_runs_on_a_small_synthetic_grid() -> None:
     assert "total" in done.stdout
 
 
+def test_bench_grid_runs_on_a_small_grid() -> None:
+    done = run("bench_grid.py", "--runs", "2", "--repeat", "1")
+    assert done.returncode == 0, done.stderr
+    assert "| one process per run | 1 |" in done.stdout and "| one process for all runs | 1 |" in done.stdout
+
+
 def test_scanners_runs_on_a_small_generated_input(tmp_path: Path) -> None:
     done = run("scanners.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
