@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shlex
 import statistics
 import subprocess
@@ -36,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import DEFAULT_SOURCE, generate  # noqa: E402
-from results_file import write_section  # noqa: E402
+from results_file import measured_by, write_section  # noqa: E402
 
 PYTHON = sys.executable
 
@@ -175,19 +174,6 @@ def bench(rows: int, repeat: int, reference: str | None, data_dir: Path) -> tupl
     return data, list(timings.values())
 
 
-def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}, {platform.system()}"
-
-
 def table(data: Path, rows: int, timings: list[Timing]) -> str:
     size_mb = data.stat().st_size / 1e6
     agg = next(t for t in timings if t.name == "aggregate")
@@ -222,11 +208,9 @@ def main() -> None:
         print(sections[-1], flush=True)
     if args.write:
         command = f"python benchmarks/bench.py --rows {' '.join(map(str, args.rows))} --repeat {args.repeat}"
-        header = (
-            f"Machine: {machine()}. Measured {time.strftime('%Y-%m-%d')} by `{command}"
-            + (" --reference ...`" if args.reference else "`") + "."
-        )
-        write_section("bench", "\n".join([header, "", *sections]))
+        if args.reference:
+            command += " --reference ..."
+        write_section("bench", "\n".join([measured_by(command), "", *sections]))
 
 
 if __name__ == "__main__":

@@ -15,15 +15,14 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench import PYTHON, machine, measure  # noqa: E402
+from bench import PYTHON, measure  # noqa: E402
 from generate import DEFAULT_SOURCE  # noqa: E402
-from results_file import write_section  # noqa: E402
+from results_file import measured_by, write_section  # noqa: E402
 
 WAYS = ("one process per run", "one process for all runs")
 
@@ -93,8 +92,7 @@ def main() -> None:
         print(sections[-1], flush=True)
     if args.write:
         command = f"python benchmarks/bench_grid.py --runs {' '.join(map(str, args.runs))} --repeat {args.repeat}"
-        header = f"Machine: {machine()}. Measured {time.strftime('%Y-%m-%d')} by `{command}`."
-        write_section("grid", "\n".join([header, "", *sections]))
+        write_section("grid", "\n".join([measured_by(command), "", *sections]))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@ text between ``<!-- begin NAME -->`` and ``<!-- end NAME -->`` (appended when mi
 
 from __future__ import annotations
 
+import os
+import platform
+import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -24,3 +27,22 @@ def write_section(name: str, text: str, path: Path = RESULTS) -> None:
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text(updated, encoding="utf-8")
     tmp.replace(path)
+
+
+def machine() -> str:
+    """Cores, CPU model, memory, Python and OS of this machine, for the header of a section."""
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}, {platform.system()}"
+
+
+def measured_by(command: str) -> str:
+    """The first line of a section: the machine, today's date and the command that measured it."""
+    return f"Machine: {machine()}. Measured {time.strftime('%Y-%m-%d')} by `{command}`."
