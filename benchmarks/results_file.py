@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import platform
 import time
+from importlib import metadata
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -43,6 +44,21 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB RAM, Python {platform.python_version()}, {platform.system()}"
 
 
+LIBRARIES = ("polars", "msgspec", "pydantic", "numpy")
+"""The libraries whose speed the numbers depend on: a new release can move them (see RESULTS.md)."""
+
+
+def libraries() -> str:
+    """Installed versions of :data:`LIBRARIES`, e.g. ``polars 2.1.0, msgspec 0.22.0``."""
+    versions = []
+    for name in LIBRARIES:
+        try:
+            versions.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name} not installed")
+    return ", ".join(versions)
+
+
 def measured_by(command: str) -> str:
-    """The first line of a section: the machine, today's date and the command that measured it."""
-    return f"Machine: {machine()}. Measured {time.strftime('%Y-%m-%d')} by `{command}`."
+    """The first line of a section: the machine, the libraries, today's date and the command that measured it."""
+    return f"Machine: {machine()}; {libraries()}. Measured {time.strftime('%Y-%m-%d')} by `{command}`."
