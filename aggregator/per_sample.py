@@ -15,6 +15,7 @@ Plus ``refpol_explicit_s2_f1``, ``otepol_explicit_s2_{precision,recall,f1}`` and
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import polars as pl
 
@@ -56,17 +57,25 @@ def _transition(unit: str) -> pl.Expr:
     )
 
 
-def derive(counts: pl.DataFrame) -> pl.DataFrame:
-    """Add per-sample scores, correctness and transitions to a counts table."""
+@cache
+def _derived() -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """The derived columns in two steps (transitions read the correctness columns), built once."""
     scores = [e for unit in UNITS for stage in STAGES for e in _scores(f"{unit}_{stage}")]
     scores += _scores("refpol_explicit_s2") + _scores("otepol_explicit_s2")
     implicit_f1 = _scores("implicit_polarity")[2]
     scores.append(pl.when(pl.col("implicit_eligible")).then(implicit_f1).alias("implicit_polarity_f1"))
     correct = [_correct(f"{u.name}_{s}", u.empty_gold_correct) for u in UNITS.values() for s in STAGES]
-    return (
-        counts.with_columns(scores + correct)
-        .with_columns(_transition(unit) for unit in UNITS)
-    )
+    return scores + correct, [_transition(unit) for unit in UNITS]
+
+
+def derive(counts: pl.DataFrame) -> pl.DataFrame:
+    """Add per-sample scores, correctness and transitions to a counts table.
+
+    One query; its result is made one chunk again, so that float sums over it (the
+    metrics) do not depend on how many threads computed it.
+    """
+    first, second = _derived()
+    return counts.lazy().with_columns(first).with_columns(second).collect().rechunk()
 
 
 def build_table(rows: Sequence[tuple[object, ...]], lines: Sequence[int]) -> pl.DataFrame:

@@ -12,9 +12,12 @@ import random
 import tempfile
 from pathlib import Path
 
+import polars as pl
 from hypothesis import strategies as st
 
+from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.run_files import METADATA_JSON
+from aggregator.per_sample import derive
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.outcomes import but_metadata, check_api, check_cli, snapshot
 from tests.strategies import fuzz_budgets, jsonl
@@ -76,3 +79,19 @@ def test_the_same_input_twice_differs_only_in_timing(tmp_path: Path) -> None:
     assert_same_but_input_facts(first, second)
     meta_a, meta_b = json.loads(first[METADATA_JSON]), json.loads(second[METADATA_JSON])
     assert meta_a["input_sha256"] == meta_b["input_sha256"]
+
+
+def test_the_metrics_do_not_depend_on_how_the_table_is_chunked(tmp_path: Path) -> None:
+    """Float sums depend on how a column is split into chunks (by Polars' threads, say); the
+    derived table is one chunk whatever its counts were, so the metrics are the same bits."""
+    path = tmp_path / "run" / "scorecards.jsonl"
+    path.parent.mkdir()
+    path.write_bytes(jsonl(MERGED))
+    from aggregator.pipeline import evaluate_run
+
+    counts = evaluate_run(path, workers=1).table
+    pieces = pl.concat([counts.slice(start, 7) for start in range(0, counts.height, 7)], rechunk=False)
+    assert pieces.n_chunks() > 1
+    chunked = derive(pieces)
+    assert chunked.n_chunks("all") == [1] * chunked.width
+    assert STRUCTURAL.compute(chunked) == STRUCTURAL.compute(derive(counts))
