@@ -1,21 +1,23 @@
 """``aggregate RUN...``: the structural metrics of each run, written beside it (or under ``--outdir``).
 
-Several runs are aggregated one after another in one process, so an experiment grid pays
-the interpreter start and the imports once instead of once per run. A run that fails is
-reported in one line and the others still run; the exit status is 2 if any failed.
+Several runs are aggregated by one command, so an experiment grid pays the interpreter
+start and the imports once per process instead of once per run, and small runs share the
+cores (:mod:`aggregator.run_outcomes`). A run that fails is reported in one line and the
+others still run; the exit status is 2 if any failed.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from aggregator.exits import fail, report_skips, user_error, user_errors
-from aggregator.summary import metrics_payload, summary_lines
+from aggregator.exits import EXIT_USER_ERROR, fail, report_skips, user_errors
+from aggregator.run_outcomes import RunOptions, outcomes
 
 if TYPE_CHECKING:
     from aggregator.pipeline import RunEvaluation
@@ -28,7 +30,9 @@ if TYPE_CHECKING:
                    "one subdirectory per run, named after its run directory.")
 @click.option("--profile", help="Aggregate only rows of this profile (e.g. paper_main).")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip and report bad lines instead of stopping.")
-@click.option("--workers", type=click.IntRange(1, 64), help="Decoding processes [default: up to the core count].")
+@click.option("--workers", type=click.IntRange(1, 64),
+              help="Processes [default: the core count, at most 4]: a large run is decoded by "
+                   "several, several small runs are shared among them.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the metrics as JSON on stdout (an array of them for several runs).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout and no progress bar on stderr.")
@@ -44,29 +48,25 @@ def run_command(
 ) -> None:
     """Compute structural_metrics.csv and friends for each RUN (a run directory or scorecards file)."""
     targets = output_dirs(runs, outdir)
+    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet, as_json=as_json)
     payloads: list[dict[str, object]] = []
     failed = 0
-    for run, target in zip(runs, targets):
-        try:
-            evaluation, written = aggregate_one(
-                run, target, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet
-            )
-        except Exception as exc:
-            message = user_error(exc)
-            if message is None or len(runs) == 1:
-                raise
-            click.echo(f"aggregate: error: {message}", err=True)
+    for outcome in outcomes(runs, targets, options):
+        if outcome.error is not None:
+            click.echo(f"aggregate: error: {outcome.error}", err=True)
             failed += 1
             continue
-        report_skips(evaluation.skipped)
-        if as_json:
-            payloads.append(metrics_payload(evaluation))
-        elif not quiet:
-            for line in summary_lines(evaluation):
-                click.echo(line)
-            click.echo(f"wrote {len(written)} files to {target}")
+        report_skips(outcome.skipped)
+        if outcome.payload is not None:
+            payloads.append(outcome.payload)
+        for line in outcome.summary:
+            click.echo(line)
+        if outcome.summary:
+            click.echo(f"wrote {outcome.files_written} files to {outcome.target}")
     if as_json and payloads:
         click.echo(json.dumps(payloads[0] if len(runs) == 1 else payloads, ensure_ascii=False, indent=2))
+    if failed and len(runs) == 1:
+        sys.exit(EXIT_USER_ERROR)
     if failed:
         fail(f"{failed} of {len(runs)} runs failed (each named above)")
 

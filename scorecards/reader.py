@@ -31,6 +31,18 @@ T = TypeVar("T")
 
 SCORECARDS_NAME = "scorecards.jsonl"
 MIN_PART_BYTES = 8 << 20
+MAX_DEFAULT_WORKERS = 4
+
+
+def process_limit(workers: int | None) -> int:
+    """How many processes to use: ``workers`` if given, else the core count, at most
+    :data:`MAX_DEFAULT_WORKERS`."""
+    return max(1, workers if workers is not None else min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS))
+
+
+def decoded_serially(path: Path) -> bool:
+    """An input too small for two ranges of :data:`MIN_PART_BYTES` is decoded by one process."""
+    return path.stat().st_size < 2 * MIN_PART_BYTES
 
 
 def resolve_input(path: str | os.PathLike[str]) -> Path:
@@ -214,8 +226,7 @@ class PendingRead(Generic[T]):
         self._transform = transform
         self._on_bytes = on_bytes
         self._run_id = default_run_id(path)
-        limit = workers if workers is not None else min(os.cpu_count() or 1, 4)
-        self._ranges = split_ranges(str(path), max(1, limit), MIN_PART_BYTES)
+        self._ranges = split_ranges(str(path), process_limit(workers), MIN_PART_BYTES)
         self._pool: ProcessPoolExecutor | None = None
         self._futures: list[Future[Chunk[T]]] = []
         if len(self._ranges) > 1:

@@ -103,8 +103,25 @@ def test_json_is_an_object_for_one_run_and_an_array_for_several(grid: list[Path]
     assert [entry["input"] for entry in several] == [str(run / "scorecards.jsonl") for run in grid]
 
 
-def test_a_large_run_after_a_small_one_is_decoded_by_the_worker_pool(grid: list[Path], tmp_path: Path) -> None:
-    """Forking the decoders after an earlier run has loaded Polars gives the serial result."""
+def wrote_lines(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if line.startswith("wrote ")]
+
+
+def test_small_runs_shared_among_processes_give_what_one_process_gives(grid: list[Path], tmp_path: Path) -> None:
+    given = grid[::-1]
+    shared = run_cli(*given, "--workers", "2", "--outdir", tmp_path / "shared")
+    alone = run_cli(*given, "--workers", "1", "--outdir", tmp_path / "alone")
+    assert shared.returncode == alone.returncode == 0, shared.stderr + alone.stderr
+    assert shared.stdout.replace(str(tmp_path / "shared"), str(tmp_path / "alone")) == alone.stdout
+    assert wrote_lines(shared.stdout) == [f"wrote 6 files to {tmp_path / 'shared' / run.name}" for run in given]
+    for run in given:
+        assert but_metadata(snapshot(tmp_path / "shared" / run.name)) == but_metadata(snapshot(tmp_path / "alone" / run.name))
+
+
+def test_a_large_run_between_small_ones_is_decoded_by_the_worker_pool(grid: list[Path], tmp_path: Path) -> None:
+    """The small runs are shared among processes, the large one is split across them after
+    those are done (and after Polars was loaded here): every file as when aggregated alone,
+    the summaries in the order given."""
     big = tmp_path / "big"
     big.mkdir()
     generated = subprocess.run(
@@ -113,8 +130,24 @@ def test_a_large_run_after_a_small_one_is_decoded_by_the_worker_pool(grid: list[
     )
     assert generated.returncode == 0, generated.stderr
     assert (big / "scorecards.jsonl").stat().st_size > 16 << 20  # two ranges of at least 8 MiB
-    done = run_cli(grid[0], big, "--workers", "2", "--outdir", tmp_path / "both", "--quiet")
+    given = [grid[0], big, grid[1], grid[2]]
+    done = run_cli(*given, "--workers", "2", "--outdir", tmp_path / "all")
     assert done.returncode == 0, done.stderr
-    assert json.loads((tmp_path / "both" / "big" / "run_metadata.json").read_text())["workers"] == 2
-    assert run_cli(big, "--workers", "1", "--outdir", tmp_path / "serial", "--quiet").returncode == 0
-    assert but_metadata(snapshot(tmp_path / "both" / "big")) == but_metadata(snapshot(tmp_path / "serial"))
+    assert wrote_lines(done.stdout) == [f"wrote 6 files to {tmp_path / 'all' / run.name}" for run in given]
+    assert json.loads((tmp_path / "all" / "big" / "run_metadata.json").read_text())["workers"] == 2
+    for run in given:
+        alone = tmp_path / "alone" / run.name
+        assert run_cli(run, "--workers", "1", "--outdir", alone, "--quiet").returncode == 0
+        assert but_metadata(snapshot(tmp_path / "all" / run.name)) == but_metadata(snapshot(alone))
+
+
+def test_a_run_whose_process_died_is_named() -> None:
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    from aggregator.run_outcomes import _collected
+
+    future: Future[object] = Future()
+    future.set_exception(BrokenProcessPool("killed"))
+    outcome = _collected(future, Path("runs/a"), Path("out/a"))  # type: ignore[arg-type]
+    assert outcome.error == "runs/a: the process aggregating it died (out of memory?); retry with --workers 1"

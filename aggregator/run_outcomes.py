@@ -1,0 +1,112 @@
+"""What aggregating each of several runs gives, computed in a pool of processes or here.
+
+An experiment grid is many small runs. Those small enough to be decoded by one process
+are shared among a pool of processes, forked before Polars is imported (each process
+imports it once, for all the runs it takes). Runs large enough for the reader to split
+across the cores run here, one after another, once the pool is done (no pool thread runs
+while they fork their decoders). Outcomes come back in the order the runs were given;
+each run is written exactly as if aggregated alone.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from aggregator.exits import user_error
+from aggregator.summary import metrics_payload, summary_lines
+from scorecards.errors import BadLine, InputError
+from scorecards.reader import decoded_serially, process_limit, resolve_input
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of ``aggregate RUN...`` that shape each run's outcome."""
+
+    profile: str | None = None
+    skip_bad_lines: bool = False
+    workers: int | None = None
+    quiet: bool = False
+    as_json: bool = False
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What is shown of one run: its one-line error, or its skipped lines, summary and files."""
+
+    run: Path
+    target: Path
+    error: str | None = None
+    skipped: tuple[BadLine, ...] = ()
+    summary: tuple[str, ...] = ()
+    payload: dict[str, object] | None = None
+    files_written: int = 0
+
+
+def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
+    """Aggregate ``run`` into ``target``; an error a user can cause becomes the outcome's error."""
+    from aggregator.run_command import aggregate_one
+
+    try:
+        evaluation, written = aggregate_one(
+            run, target, profile=options.profile, skip_bad_lines=options.skip_bad_lines,
+            workers=options.workers, quiet=options.quiet,
+        )
+    except Exception as exc:
+        message = user_error(exc)
+        if message is None:
+            raise
+        return RunOutcome(run, target, error=message)
+    shown = not (options.quiet or options.as_json)
+    return RunOutcome(
+        run,
+        target,
+        skipped=tuple(evaluation.skipped),
+        summary=tuple(summary_lines(evaluation)) if shown else (),
+        payload=metrics_payload(evaluation) if options.as_json else None,
+        files_written=len(written),
+    )
+
+
+def _pooled(run: Path) -> bool:
+    try:
+        return decoded_serially(resolve_input(run))
+    except (InputError, OSError):
+        return True  # the pool process reports it like any run
+
+
+def _collected(future: Future[RunOutcome], run: Path, target: Path) -> RunOutcome:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return RunOutcome(run, target, error=f"{run}: the process aggregating it died (out of memory?); "
+                                             "retry with --workers 1")
+
+
+def outcomes(runs: Sequence[Path], targets: Sequence[Path], options: RunOptions) -> Iterator[RunOutcome]:
+    """Each run's outcome, in the order of ``runs``."""
+    small = [index for index, run in enumerate(runs) if _pooled(run)] if len(runs) > 1 else []
+    processes = min(process_limit(options.workers), len(small))
+    pool: ProcessPoolExecutor | None = None
+    pending: dict[int, Future[RunOutcome]] = {}
+    if processes > 1 and hasattr(os, "fork"):
+        pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork"))
+        pending = {index: pool.submit(outcome_of, runs[index], targets[index], options) for index in small}
+    try:
+        for index, (run, target) in enumerate(zip(runs, targets)):
+            if index in pending:
+                yield _collected(pending.pop(index), run, target)
+                continue
+            if pool is not None:
+                wait(pending.values())
+                pool.shutdown()
+                pool = None
+            yield outcome_of(run, target, options)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
