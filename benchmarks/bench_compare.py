@@ -34,7 +34,7 @@ from aggregator.metrics.structural import STRUCTURAL  # noqa: E402
 from aggregator.outputs.atomic import write_outputs  # noqa: E402
 from aggregator.per_sample import derive  # noqa: E402
 from aggregator.sample_counts import COLUMNS  # noqa: E402
-from results_file import write_section  # noqa: E402
+from results_file import measured_by, write_section  # noqa: E402
 
 POOL = 4
 POLARITIES = ("positive", "negative", "neutral")
@@ -120,10 +120,12 @@ def main() -> None:
         spans = [Clock.span(a, b) for a, b in zip(marks, marks[1:])] + [Clock.span(marks[0], marks[-1])]
         for key, span in zip(timings, spans):
             timings[key].append(span)
+    command = f"python benchmarks/bench_compare.py --conditions {args.conditions} --seeds {args.seeds}"
     out = [
+        measured_by(command),
+        "",
         f"{len(runs)} runs ({args.conditions} conditions × {args.seeds} seeds) × {args.samples:,} samples, "
-        f"{args.resamples:,} resamples, best of {args.repeat} (`python benchmarks/bench_compare.py "
-        f"--conditions {args.conditions} --seeds {args.seeds}`); CPU counts all threads:",
+        f"{args.resamples:,} resamples, {args.repeat} repetitions; CPU counts all threads:",
         "",
         "| step | best wall s | median wall s | CPU s |",
         "|---|---:|---:|---:|",

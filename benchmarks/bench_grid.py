@@ -1,8 +1,10 @@
 """Benchmark of an experiment grid: many small runs, one ``aggregate`` per run against one ``aggregate RUN...``.
 
 A grid is N copies of the demo run (50 real rows each) in run directories of their own.
-Both ways write every run's files to its ``RUN/derived/metrics``; they are timed as
+Every way writes every run's files to its ``RUN/derived/metrics``; they are timed as
 separate processes, interleaved, and the per-run way is the sum of its N commands.
+``aggregate RUN...`` is timed as it runs by default (the runs shared among processes, one
+per core) and with ``--workers 1`` (one process for all runs).
 
     python benchmarks/bench_grid.py                    # 13 and 130 runs, 3 repetitions
     python benchmarks/bench_grid.py --runs 13 --repeat 5 --write
@@ -15,6 +17,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -24,7 +27,7 @@ from bench import PYTHON, measure  # noqa: E402
 from generate import DEFAULT_SOURCE  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
 
-WAYS = ("one process per run", "one process for all runs")
+WAYS = ("one command per run", "one command, one process (--workers 1)", "one command (default)")
 
 
 def make_grid(root: Path, runs: int, source: Path = DEFAULT_SOURCE) -> list[Path]:
@@ -47,10 +50,10 @@ def time_ways(directories: list[Path], repeat: int) -> dict[str, tuple[list[floa
         timings = [measure([*aggregate, str(d), "--quiet"])[:2] for d in directories]
         return sum(t[0] for t in timings), sum(t[1] for t in timings)
 
-    def together() -> tuple[float, float]:
-        return measure([*aggregate, *map(str, directories), "--quiet"])[:2]
+    def together(*options: str) -> Callable[[], tuple[float, float]]:
+        return lambda: measure([*aggregate, *map(str, directories), "--quiet", *options])[:2]
 
-    ways = dict(zip(WAYS, (per_run, together)))
+    ways = dict(zip(WAYS, (per_run, together("--workers", "1"), together())))
     for way in ways.values():
         way()
     for _ in range(repeat):

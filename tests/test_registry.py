@@ -96,15 +96,6 @@ def test_registry_refuses_duplicates() -> None:
         STRUCTURAL.alias("tuple_f1_s2", "tuple_f1_s1")
 
 
-def test_a_metric_added_after_computing_is_computed_too() -> None:
-    registry = Registry()
-    registry.add(Metric("rows", "Rows", "rows", "rows", pl.len(), requires_gold=False))
-    table = pl.DataFrame({"n_gold": [1, 0]})
-    assert registry.compute(table) == {"rows": 2.0}
-    registry.add(Metric("gold", "Gold", "gold tuples", "Σ |G|", pl.col("n_gold").sum()))
-    assert registry.compute(table) == {"rows": 2.0, "gold": 1.0}
-
-
 @pytest.mark.parametrize(
     ("typo", "suggestion"),
     [("tuple_f1_s2_refpl", "tuple_f1_s2_refpol"), ("fixrate", "fix_rate"), ("N_gol", "N_gold"),

@@ -58,13 +58,11 @@ class Registry:
 
     def __init__(self) -> None:
         self._metrics: dict[str, Metric] = {}
-        self._exprs: list[pl.Expr] | None = None
 
     def add(self, metric: Metric) -> Metric:
         if metric.name in self._metrics:
             raise ValueError(f"metric {metric.name!r} is declared twice")
         self._metrics[metric.name] = metric
-        self._exprs = None
         return metric
 
     def alias(self, name: str, of: str, *, legacy: bool = False) -> Metric:
@@ -96,20 +94,14 @@ class Registry:
     def names(self) -> list[str]:
         return list(self._metrics)
 
-    def exprs(self) -> list[pl.Expr]:
-        """One expression per metric, named after it; a metric that requires gold is null
-        when no sample has gold. Built once (until a metric is added)."""
-        if self._exprs is None:
-            gold_available = pl.col("n_gold").sum() > 0
-            self._exprs = [
-                (pl.when(gold_available).then(m.expr) if m.requires_gold else m.expr).alias(m.name)
-                for m in self
-            ]
-        return self._exprs
-
     def compute(self, table: pl.DataFrame) -> dict[str, object]:
         """Evaluate every metric over a per-sample table; None marks a blank value."""
-        row = table.select(self.exprs()).row(0, named=True)
+        gold_available = pl.col("n_gold").sum() > 0
+        exprs = [
+            (pl.when(gold_available).then(m.expr) if m.requires_gold else m.expr).alias(m.name)
+            for m in self
+        ]
+        row = table.select(exprs).row(0, named=True)
         return {m.name: _python_value(row[m.name], m.kind) for m in self}
 
 
