@@ -108,11 +108,17 @@ def wrote_lines(stdout: str) -> list[str]:
 
 
 def test_small_runs_shared_among_processes_give_what_one_process_gives(grid: list[Path], tmp_path: Path) -> None:
-    given = grid[::-1]
-    shared = run_cli(*given, "--workers", "2", "--outdir", tmp_path / "shared")
-    alone = run_cli(*given, "--workers", "1", "--outdir", tmp_path / "alone")
+    """Files, summaries and skipped-line reports alike and in the order given."""
+    skipping = tmp_path / "grid" / "with_bad_lines"
+    skipping.mkdir()
+    good = (grid[0] / "scorecards.jsonl").read_bytes().splitlines()
+    write_lines(skipping / "scorecards.jsonl", [b"not json", *good[:10], b"[]"])
+    given = [grid[2], skipping, grid[1], grid[0]]
+    shared = run_cli(*given, "--workers", "2", "--outdir", tmp_path / "shared", "--skip-bad-lines")
+    alone = run_cli(*given, "--workers", "1", "--outdir", tmp_path / "alone", "--skip-bad-lines")
     assert shared.returncode == alone.returncode == 0, shared.stderr + alone.stderr
     assert shared.stdout.replace(str(tmp_path / "shared"), str(tmp_path / "alone")) == alone.stdout
+    assert shared.stderr == alone.stderr and "skipped 2 bad line(s)" in shared.stderr
     assert wrote_lines(shared.stdout) == [f"wrote 6 files to {tmp_path / 'shared' / run.name}" for run in given]
     for run in given:
         assert but_metadata(snapshot(tmp_path / "shared" / run.name)) == but_metadata(snapshot(tmp_path / "alone" / run.name))
