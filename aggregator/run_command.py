@@ -12,15 +12,11 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from aggregator.exits import EXIT_USER_ERROR, fail, report_skips, user_errors
 from aggregator.run_outcomes import RunOptions, outcomes
-
-if TYPE_CHECKING:
-    from aggregator.pipeline import RunEvaluation
 
 
 @click.command("run")
@@ -69,31 +65,6 @@ def run_command(
         sys.exit(EXIT_USER_ERROR)
     if failed:
         fail(f"{failed} of {len(runs)} runs failed (each named above)")
-
-
-def aggregate_one(
-    run: Path, target: Path, *, profile: str | None, skip_bad_lines: bool, workers: int | None, quiet: bool
-) -> tuple[RunEvaluation, list[Path]]:
-    """Evaluate one run and write its files atomically into ``target``."""
-    from aggregator.pipeline import evaluate_run
-    from aggregator.progress import reading
-
-    with reading(run, quiet=quiet) as on_bytes:
-        evaluation = evaluate_run(
-            run, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, while_reading=_import_writers,
-            on_bytes=on_bytes,
-        )
-    from aggregator.outputs.atomic import write_outputs
-    from aggregator.outputs.run_files import run_files
-
-    return evaluation, write_outputs(target, run_files(evaluation))
-
-
-def _import_writers() -> None:
-    """Import the writers (they pull in pydantic) and read their assets while the input is being decoded."""
-    import aggregator.outputs.run_files
-
-    aggregator.outputs.run_files.prepare()
 
 
 def default_outdir(run: Path) -> Path:

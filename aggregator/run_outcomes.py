@@ -17,11 +17,15 @@ from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aggregator.exits import user_error
 from aggregator.summary import metrics_payload, summary_lines
 from scorecards.errors import BadLine, InputError
 from scorecards.reader import decoded_serially, process_limit, resolve_input
+
+if TYPE_CHECKING:
+    from aggregator.pipeline import RunEvaluation
 
 
 @dataclass(frozen=True)
@@ -48,15 +52,33 @@ class RunOutcome:
     files_written: int = 0
 
 
+def aggregate_one(run: Path, target: Path, options: RunOptions) -> tuple[RunEvaluation, list[Path]]:
+    """Evaluate one run and write its files atomically into ``target``."""
+    from aggregator.pipeline import evaluate_run
+    from aggregator.progress import reading
+
+    with reading(run, quiet=options.quiet) as on_bytes:
+        evaluation = evaluate_run(
+            run, profile=options.profile, skip_bad_lines=options.skip_bad_lines, workers=options.workers,
+            while_reading=_import_writers, on_bytes=on_bytes,
+        )
+    from aggregator.outputs.atomic import write_outputs
+    from aggregator.outputs.run_files import run_files
+
+    return evaluation, write_outputs(target, run_files(evaluation))
+
+
+def _import_writers() -> None:
+    """Import the writers (they pull in pydantic) and read their assets while the input is being decoded."""
+    import aggregator.outputs.run_files
+
+    aggregator.outputs.run_files.prepare()
+
+
 def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
     """Aggregate ``run`` into ``target``; an error a user can cause becomes the outcome's error."""
-    from aggregator.run_command import aggregate_one
-
     try:
-        evaluation, written = aggregate_one(
-            run, target, profile=options.profile, skip_bad_lines=options.skip_bad_lines,
-            workers=options.workers, quiet=options.quiet,
-        )
+        evaluation, written = aggregate_one(run, target, options)
     except Exception as exc:
         message = user_error(exc)
         if message is None:
