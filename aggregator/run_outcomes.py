@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 
 from aggregator.exits import user_error
 from aggregator.summary import metrics_payload, summary_lines
-from scorecards.errors import BadLine, InputError
-from scorecards.reader import decoded_serially, process_limit, resolve_input
 
 if TYPE_CHECKING:
     from aggregator.pipeline import RunEvaluation
+    from scorecards.errors import BadLine
 
 
 @dataclass(frozen=True)
@@ -96,6 +95,9 @@ def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
 
 
 def _pooled(run: Path) -> bool:
+    from scorecards.errors import InputError
+    from scorecards.reader import decoded_serially, resolve_input
+
     try:
         return decoded_serially(resolve_input(run))
     except (InputError, OSError):
@@ -112,6 +114,8 @@ def _collected(future: Future[RunOutcome], run: Path, target: Path) -> RunOutcom
 
 def outcomes(runs: Sequence[Path], targets: Sequence[Path], options: RunOptions) -> Iterator[RunOutcome]:
     """Each run's outcome, in the order of ``runs``."""
+    from scorecards.reader import process_limit
+
     small = [index for index, run in enumerate(runs) if _pooled(run)] if len(runs) > 1 else []
     processes = min(process_limit(options.workers), len(small))
     pool: ProcessPoolExecutor | None = None

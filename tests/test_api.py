@@ -100,6 +100,18 @@ def test_import_aggregator_stays_cheap() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_aggregate_help_loads_no_reader_and_no_table_library() -> None:
+    code = (
+        "import sys\nfrom aggregator.cli import cli\n"
+        "try:\n    cli.main(['--help'], prog_name='aggregate')\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('polars', 'pydantic', 'numpy', 'rich', 'msgspec', 'scorecards.reader') "
+        "if m in sys.modules), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Usage: aggregate" in done.stdout
+    assert done.stderr.strip() == "[]"
+
+
 def test_unknown_attribute_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError):
         aggregator.no_such_name  # noqa: B018
