@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +42,6 @@ class RunOptions:
 class RunOutcome:
     """What is shown of one run: its one-line error, or its skipped lines, summary and files."""
 
-    run: Path
     target: Path
     error: str | None = None
     skipped: tuple[BadLine, ...] = ()
@@ -82,10 +81,9 @@ def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
         message = user_error(exc)
         if message is None:
             raise
-        return RunOutcome(run, target, error=message)
+        return RunOutcome(target, error=message)
     shown = not (options.quiet or options.as_json)
     return RunOutcome(
-        run,
         target,
         skipped=tuple(evaluation.skipped),
         summary=tuple(summary_lines(evaluation)) if shown else (),
@@ -108,8 +106,8 @@ def _collected(future: Future[RunOutcome], run: Path, target: Path) -> RunOutcom
     try:
         return future.result()
     except BrokenProcessPool:
-        return RunOutcome(run, target, error=f"{run}: the process aggregating it died (out of memory?); "
-                                             "retry with --workers 1")
+        message = f"{run}: the process aggregating it died (out of memory?); retry with --workers 1"
+        return RunOutcome(target, error=message)
 
 
 def outcomes(runs: Sequence[Path], targets: Sequence[Path], options: RunOptions) -> Iterator[RunOutcome]:
@@ -129,8 +127,7 @@ def outcomes(runs: Sequence[Path], targets: Sequence[Path], options: RunOptions)
                 yield _collected(pending.pop(index), run, target)
                 continue
             if pool is not None:
-                wait(pending.values())
-                pool.shutdown()
+                pool.shutdown()  # waits for the pooled runs
                 pool = None
             yield outcome_of(run, target, options)
     finally:
