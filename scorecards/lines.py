@@ -13,13 +13,19 @@ _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
 Line = bytes | memoryview
 
 
+def most_ranges(size: int, parts: int, min_part: int) -> int:
+    """How many ranges :func:`split_ranges` may cut ``size`` bytes into: at most ``parts``,
+    each of at least ``min_part`` bytes (at least one)."""
+    return max(1, min(parts, size // max(min_part, 1)))
+
+
 def split_ranges(path: str, parts: int, min_part: int) -> list[tuple[int, int]]:
     """Cut the file into at most ``parts`` byte ranges, each ending just after a newline.
 
     Ranges are at least ``min_part`` bytes (except the last); a small file is one range.
     """
     size = os.path.getsize(path)
-    parts = max(1, min(parts, size // max(min_part, 1)))
+    parts = most_ranges(size, parts, min_part)
     bounds = [0]
     with open(path, "rb") as handle:
         for i in range(1, parts):

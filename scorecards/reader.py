@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 import msgspec
 
 from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP, BadLine, BadLineError, InputError, quoted
-from scorecards.lines import Line, is_blank, iter_lines, split_ranges
+from scorecards.lines import Line, is_blank, iter_lines, most_ranges, split_ranges
 from scorecards.record import BadRow, SampleRecord, to_record
 from scorecards.scan import FileScan, scan_file
 from scorecards.schema import ROW_DECODER, Row
@@ -42,7 +42,7 @@ def process_limit(workers: int | None) -> int:
 
 def decoded_serially(path: Path) -> bool:
     """An input too small for two ranges of :data:`MIN_PART_BYTES` is decoded by one process."""
-    return path.stat().st_size < 2 * MIN_PART_BYTES
+    return most_ranges(path.stat().st_size, 2, MIN_PART_BYTES) == 1
 
 
 def resolve_input(path: str | os.PathLike[str]) -> Path:
