@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import ConfigDict, Field, PrivateAttr
 
+from aggregator import arguments
+from aggregator.frozen import Frozen
 from aggregator.outputs.metadata import RunMetadata
 
 if TYPE_CHECKING:
@@ -28,18 +30,20 @@ class RunResult(RunMetadata):
 
     Every field of ``run_metadata.json`` is here too. ``metrics`` maps each column of
     ``structural_metrics.csv`` to its value; None is undefined (a blank CSV cell), never 0.
+    Read-only: fields cannot be set, ``metrics`` and ``warnings`` refuse changes, lists are
+    tuples, and :meth:`to_polars` gives a copy of the table.
     """
 
     model_config = ConfigDict(frozen=True)
 
-    metrics: dict[str, MetricValue] = Field(description="structural_metrics.csv as {column: value}; None = undefined")
+    metrics: Frozen[str, MetricValue] = Field(description="structural_metrics.csv as {column: value}; None = undefined")
     outdir: str | None = Field(None, description="where the output files were written (None: not written)")
-    files: list[str] = Field(default_factory=list, description="names of the files written to outdir")
+    files: tuple[str, ...] = Field((), description="names of the files written to outdir")
     _table: pl.DataFrame = PrivateAttr()
 
     def to_polars(self) -> pl.DataFrame:
-        """The per-sample table: one row per sample (columns: docs/metrics.md, ``per_sample.csv``)."""
-        return self._table
+        """The per-sample table (a copy): one row per sample (columns: docs/metrics.md, ``per_sample.csv``)."""
+        return self._table.clone()
 
     def to_dict(self) -> dict[str, object]:
         """Everything but the per-sample table, JSON-ready (None for undefined values)."""
@@ -59,28 +63,42 @@ def aggregate_run(
     skip_bad_lines: bool = False,
     outdir: str | os.PathLike[str] | None = None,
     workers: int | None = None,
+    spreadsheet_safe: bool = False,
 ) -> RunResult:
     """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
 
     ``profile`` keeps the rows of one profile; ``skip_bad_lines`` skips and lists bad lines
     instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
-    (CSV, Markdown, Parquet, metadata, ``report.html``). Raises
-    :class:`~scorecards.errors.InputError` for unreadable input (message ``file:line: reason``)
-    and :class:`~aggregator.outputs.atomic.OutputError` when ``outdir`` cannot be written.
+    (CSV, Markdown, Parquet, metadata, ``report.html``), ``spreadsheet_safe`` as
+    ``--spreadsheet-safe``; ``workers`` from 1 to 64 (default: the core count, at most 4).
+    Raises :class:`~scorecards.errors.InputError` for unreadable input (message
+    ``file:line: reason``), :class:`~aggregator.outputs.atomic.OutputError` when ``outdir``
+    cannot be written or an output would overwrite the input, and ``TypeError`` /
+    ``ValueError`` naming an argument of the wrong type or out of range.
     """
+    from aggregator.lookalikes import note_near_matches
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
     from aggregator.pipeline import evaluate_run
 
+    arguments.path("path", path)
+    arguments.optional_text("profile", profile)
+    arguments.flag("skip_bad_lines", skip_bad_lines)
+    if outdir is not None:
+        arguments.path("outdir", outdir)
+    arguments.optional_whole("workers", workers, 1, arguments.MAX_WORKERS)
+    arguments.flag("spreadsheet_safe", spreadsheet_safe)
     evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers)
+    note_near_matches(evaluation)
     written: list[Path] = []
     if outdir is not None:
-        written = write_outputs(outdir, run_files(evaluation))
+        files = run_files(evaluation, spreadsheet_safe=spreadsheet_safe)
+        written = write_outputs(outdir, files, inputs=[evaluation.input_path])
     result = RunResult(
-        **run_metadata(evaluation).model_dump(),
+        **run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe).model_dump(),
         metrics=evaluation.metrics,
         outdir=None if outdir is None else str(outdir),
-        files=[p.name for p in written],
+        files=tuple(p.name for p in written),
     )
     result._table = evaluation.table
     return result

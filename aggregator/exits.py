@@ -1,6 +1,7 @@
 """How a command ends on a user's error: one line on stderr and exit status 2, never a traceback.
 
-Skipped bad lines are never silent either: :func:`report_skips` counts them on stderr.
+Skipped bad lines are never silent either: :func:`report_skips` counts them on stderr. Every
+line goes through :func:`~aggregator.terminal.say` (non-printable characters escaped).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-import click
+from aggregator.terminal import say
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_USER_ERROR = 2
@@ -19,7 +20,7 @@ SKIPS_SHOWN = 5
 
 def fail(message: str) -> None:
     """Print one line to stderr and exit with status 2."""
-    click.echo(f"aggregate: error: {message}", err=True)
+    say(f"aggregate: error: {message}", err=True)
     sys.exit(EXIT_USER_ERROR)
 
 
@@ -33,7 +34,7 @@ def user_error(exc: BaseException) -> str | None:
     if isinstance(exc, (InputError, OutputError)):
         return str(exc)
     if isinstance(exc, MemoryError):
-        return "out of memory while reading the input"
+        return "out of memory; retry with --workers 1 or on a machine with more memory"
     if isinstance(exc, BrokenProcessPool):
         return "a decoding process died (out of memory?); retry with --workers 1"
     if isinstance(exc, OSError):
@@ -62,8 +63,8 @@ def report_skips(skipped: Sequence[object], label: str = "") -> None:
     """Skipped lines are never silent: their count and the first few go to stderr."""
     if not skipped:
         return
-    click.echo(f"aggregate: skipped {len(skipped)} bad line(s){label}:", err=True)
+    say(f"aggregate: skipped {len(skipped)} bad line(s){label}:", err=True)
     for bad in skipped[:SKIPS_SHOWN]:
-        click.echo(f"  {bad}", err=True)
+        say(f"  {bad}", err=True)
     if len(skipped) > SKIPS_SHOWN:
-        click.echo(f"  ... and {len(skipped) - SKIPS_SHOWN} more (listed in run_metadata.json)", err=True)
+        say(f"  ... and {len(skipped) - SKIPS_SHOWN} more (listed in run_metadata.json)", err=True)

@@ -8,7 +8,7 @@ others still run; the exit status is 2 if any failed.
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,14 +16,16 @@ from pathlib import Path
 import click
 
 from aggregator.exits import EXIT_USER_ERROR, fail, report_skips, user_errors
+from aggregator.options import OutputDirectory, spreadsheet_safe_option
 from aggregator.run_outcomes import RunOptions, outcomes
+from aggregator.terminal import say, say_json
 
 
 @click.command("run")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...", type=click.Path(path_type=Path, readable=False))
-@click.option("--outdir", type=click.Path(path_type=Path, readable=False),
-              help="Output directory [default: RUN/derived/metrics]; with several runs, "
-                   "one subdirectory per run, named after its run directory.")
+@click.option("--outdir", type=OutputDirectory(),
+              help="Output directory [default: RUN/derived/metrics]; with several runs, one subdirectory "
+                   "per run, named after its run directory (or its file, when not scorecards.jsonl).")
 @click.option("--profile", help="Aggregate only rows of this profile (e.g. paper_main).")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip and report bad lines instead of stopping.")
 @click.option("--workers", type=click.IntRange(1, 64),
@@ -32,6 +34,7 @@ from aggregator.run_outcomes import RunOptions, outcomes
 @click.option("--json", "as_json", is_flag=True,
               help="Print the metrics as JSON on stdout (an array of them for several runs).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout and no progress bar on stderr.")
+@spreadsheet_safe_option
 @user_errors
 def run_command(
     runs: tuple[Path, ...],
@@ -41,26 +44,31 @@ def run_command(
     workers: int | None,
     as_json: bool,
     quiet: bool,
+    spreadsheet_safe: bool,
 ) -> None:
     """Compute structural_metrics.csv and friends for each RUN (a run directory or scorecards file)."""
     targets = output_dirs(runs, outdir)
-    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet, as_json=as_json)
+    refuse_overwriting_inputs(runs, targets)
+    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet,
+                         as_json=as_json, spreadsheet_safe=spreadsheet_safe)
     payloads: list[dict[str, object]] = []
     failed = 0
     for outcome in outcomes(runs, targets, options):
         if outcome.error is not None:
-            click.echo(f"aggregate: error: {outcome.error}", err=True)
+            say(f"aggregate: error: {outcome.error}", err=True)
             failed += 1
             continue
         report_skips(outcome.skipped)
         if outcome.payload is not None:
             payloads.append(outcome.payload)
         for line in outcome.summary:
-            click.echo(line)
+            say(line)
+        for line in outcome.warnings:
+            say(line, err=True)
         if outcome.summary:
-            click.echo(f"wrote {outcome.files_written} files to {outcome.target}")
+            say(f"wrote {outcome.files_written} files to {outcome.target}")
     if as_json and payloads:
-        click.echo(json.dumps(payloads[0] if len(runs) == 1 else payloads, ensure_ascii=False, indent=2))
+        say_json(payloads[0] if len(runs) == 1 else payloads)
     if failed and len(runs) == 1:
         sys.exit(EXIT_USER_ERROR)
     if failed:
@@ -74,9 +82,33 @@ def default_outdir(run: Path) -> Path:
 
 
 def run_name(run: Path) -> str:
-    """The name of the run's directory: the run directory itself, or the one holding the scorecards file."""
-    path = run.resolve()
-    return (path if path.is_dir() or not path.exists() else path.parent).name
+    """The name of a run: its run directory's, the name of the directory holding its
+    ``scorecards.jsonl``, or the name of any other file without its extensions."""
+    from scorecards.reader import SCORECARDS_NAME
+
+    path = Path(os.path.realpath(run))
+    if path.is_dir() or not path.exists():
+        return path.name
+    if path.name == SCORECARDS_NAME:
+        return path.parent.name
+    return path.name.split(".", 1)[0] or path.name
+
+
+def refuse_overwriting_inputs(runs: Sequence[Path], targets: Sequence[Path]) -> None:
+    """A user error, before anything is read, when an output of any run would be an input of any run."""
+    from aggregator.outputs.atomic import refuse_inputs
+    from aggregator.outputs.names import RUN_OUTPUTS
+    from scorecards.errors import InputError
+    from scorecards.reader import resolve_input
+
+    inputs = []
+    for run in runs:
+        try:
+            inputs.append(resolve_input(run))
+        except InputError:
+            continue  # the run reports it when its turn comes
+    for target in targets:
+        refuse_inputs(target, RUN_OUTPUTS, inputs)
 
 
 def output_dirs(runs: Sequence[Path], outdir: Path | None) -> list[Path]:
@@ -91,9 +123,29 @@ def output_dirs(runs: Sequence[Path], outdir: Path | None) -> list[Path]:
         targets = [outdir / run_name(run) for run in runs]
     first: dict[Path, int] = {}
     for index, target in enumerate(targets):
-        earlier = first.setdefault(target.resolve(), index)
+        earlier = first.setdefault(Path(os.path.realpath(target)), index)
         if earlier != index:
-            hint = "give each run its own directory name" if outdir is not None else "give each run once"
+            hint = _apart(runs[earlier], runs[index], outdir)
             fail(f"{runs[earlier]} and {runs[index]} would both write to {target}; {hint}")
     return targets
 
+
+def _same_input(first: Path, second: Path) -> bool:
+    """Both name one scorecards file (e.g. a run directory and its ``scorecards.jsonl``)."""
+    from scorecards.errors import InputError
+    from scorecards.reader import resolve_input
+
+    try:
+        return os.path.realpath(resolve_input(first)) == os.path.realpath(resolve_input(second))
+    except InputError:
+        return os.path.realpath(first) == os.path.realpath(second)
+
+
+def _apart(first: Path, second: Path, outdir: Path | None) -> str:
+    """What to do when two runs would write to one directory."""
+    if _same_input(first, second):
+        return "give each run once"
+    if outdir is None:
+        return ("both default to the derived/metrics of their one folder: give --outdir DIR, "
+                "which writes each run to DIR/<its name>")
+    return "both runs have that name: rename one, or aggregate them one at a time with --outdir"

@@ -36,16 +36,18 @@ class RunOptions:
     workers: int | None = None
     quiet: bool = False
     as_json: bool = False
+    spreadsheet_safe: bool = False
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What is shown of one run: its one-line error, or its skipped lines, summary and files."""
+    """What is shown of one run: its one-line error, or its skipped lines, summary, warnings and files."""
 
     target: Path
     error: str | None = None
     skipped: tuple[BadLine, ...] = ()
     summary: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
     payload: dict[str, object] | None = None
     files_written: int = 0
 
@@ -60,10 +62,13 @@ def aggregate_one(run: Path, target: Path, options: RunOptions) -> tuple[RunEval
             run, profile=options.profile, skip_bad_lines=options.skip_bad_lines, workers=options.workers,
             while_reading=_import_writers, on_bytes=on_bytes,
         )
+    from aggregator.lookalikes import note_near_matches
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files
 
-    return evaluation, write_outputs(target, run_files(evaluation))
+    note_near_matches(evaluation)
+    files = run_files(evaluation, spreadsheet_safe=options.spreadsheet_safe)
+    return evaluation, write_outputs(target, files, inputs=[evaluation.input_path])
 
 
 def _import_writers() -> None:
@@ -82,11 +87,14 @@ def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
         if message is None:
             raise
         return RunOutcome(target, error=message)
+    from aggregator.lookalikes import warning_lines
+
     shown = not (options.quiet or options.as_json)
     return RunOutcome(
         target,
         skipped=tuple(evaluation.skipped),
         summary=tuple(summary_lines(evaluation)) if shown else (),
+        warnings=tuple(warning_lines(evaluation.warnings)),
         payload=metrics_payload(evaluation) if options.as_json else None,
         files_written=len(written),
     )

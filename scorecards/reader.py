@@ -58,6 +58,8 @@ def resolve_input(path: str | os.PathLike[str]) -> Path:
         raise InputError(f"{given}: no such file or run directory (check the path)")
     if given.is_dir():
         raise InputError(f"{given}: is a directory, expected a scorecards .jsonl file")
+    if not given.is_file():  # read more than once (hash, ranges): a pipe would hang
+        raise InputError(f"{given}: not a regular file (a pipe or device); save the scorecards to a file first")
     if not os.access(given, os.R_OK):
         raise InputError(f"{given}: file is not readable (check its permissions)")
     return given

@@ -34,14 +34,14 @@ def test_metrics_equal_the_cli_csv(tmp_path: Path) -> None:
 
 def test_result_carries_provenance_and_the_per_sample_table() -> None:
     result = aggregate_run(SYNTH, profile="paper_main")
-    assert result.run_ids == ["synth_pub__seed7"]
+    assert result.run_ids == ("synth_pub__seed7",)
     assert result.profile == "paper_main"
     assert result.rows_aggregated == result.metrics["n"] == 200
     assert len(result.input_sha256) == 64
     table = result.to_polars()
     assert isinstance(table, pl.DataFrame)
     assert table.height == result.rows_aggregated
-    assert result.outdir is None and result.files == []
+    assert result.outdir is None and result.files == ()
 
 
 def test_to_dict_is_json_with_null_for_undefined() -> None:

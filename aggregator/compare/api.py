@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from aggregator import arguments
 from aggregator.compare.consistency import consistency_table
 from aggregator.compare.flips import flips_table
 from aggregator.compare.merged import merged_table
@@ -19,10 +20,19 @@ from aggregator.compare.tables import conditions_table, runs_table
 from scorecards.errors import InputError
 
 DEFAULT_RESAMPLES = 10_000
+MAX_RESAMPLES = 1_000_000
+"""The bootstrap keeps every resample's means of every compared quantity: memory grows with
+``resamples`` (8 bytes × resamples × 6 per pair of conditions with the same number of samples)."""
+
+
+def check_resamples(resamples: int) -> None:
+    """``--resamples`` out of 1 … :data:`MAX_RESAMPLES` is a user error (:class:`InputError`), named."""
+    if not 1 <= resamples <= MAX_RESAMPLES:
+        raise InputError(f"--resamples {resamples}: must be from 1 to {MAX_RESAMPLES:,}")
 
 
 def compare_runs(
-    paths: Sequence[str | os.PathLike[str]],
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     baseline: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
@@ -31,6 +41,7 @@ def compare_runs(
 ) -> ComparisonResult:
     """Compare runs (run directories or scorecards files; merged files are split by run id).
 
+    ``paths``: the inputs, or one input (e.g. a merged file holding several runs).
     ``baseline``: the condition every other one is paired against (default: the first in sorted
     order). ``resamples`` and ``seed`` drive the bootstrap and the permutation test.
     ``condition_pattern``: a regex with a named group ``condition`` (and optionally ``seed``)
@@ -38,9 +49,13 @@ def compare_runs(
 
     The result depends only on the inputs' contents, ``resamples`` and ``seed``, never on the
     order of ``paths`` or of the lines in a file. Raises :class:`~scorecards.errors.InputError`
-    for unreadable input, a run given twice, an unknown baseline or ``resamples`` < 1.
+    for unreadable input, a run given twice or an unknown baseline, and ``TypeError`` /
+    ``ValueError`` naming an argument of the wrong type or out of range (``resamples`` from 1
+    to :data:`MAX_RESAMPLES`, ``seed`` ≥ 0).
     """
-    runs = load_runs(paths, condition_pattern=condition_pattern)
+    given = arguments.paths("paths", paths)
+    _check(baseline, resamples, seed, condition_pattern)
+    runs = load_runs(given, condition_pattern=condition_pattern)
     return compare_loaded(runs, baseline=baseline, resamples=resamples, seed=seed,
                           condition_pattern=condition_pattern)
 
@@ -54,8 +69,7 @@ def compare_loaded(
     condition_pattern: str | None = None,
 ) -> ComparisonResult:
     """:func:`compare_runs` of runs already loaded (:func:`~aggregator.compare.runs.load_runs`)."""
-    if resamples < 1:
-        raise InputError(f"--resamples {resamples}: needs at least 1")
+    _check(baseline, resamples, seed, condition_pattern)
     ordered = sort_runs(runs)
     names = sorted({r.condition for r in ordered})
     chosen = names[0] if baseline is None else baseline
@@ -77,10 +91,17 @@ def compare_loaded(
         self_consistency=consistency_table(cube, conditions),
         per_sample=merged_table(ordered, cube),
         missing_samples=missing,
-        conditions_order=names,
+        conditions_order=tuple(names),
         baseline=chosen,
         resamples=resamples,
         seed=seed,
         condition_pattern=condition_pattern,
-        notes=seed_notes(ordered, names) + sample_notes(ordered, cube, missing) + metric_notes(ordered),
+        notes=tuple(seed_notes(ordered, names) + sample_notes(ordered, cube, missing) + metric_notes(ordered)),
     )
+
+
+def _check(baseline: object, resamples: object, seed: object, condition_pattern: object) -> None:
+    arguments.optional_text("baseline", baseline)
+    arguments.whole("resamples", resamples, 1, MAX_RESAMPLES)
+    arguments.whole("seed", seed, 0, 2**63 - 1)
+    arguments.optional_text("condition_pattern", condition_pattern)

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from aggregator.exits import user_errors
+from aggregator.options import OutputDirectory, spreadsheet_safe_option
+from aggregator.terminal import say, say_json
 
 if TYPE_CHECKING:
     from aggregator.compare.result import ComparisonResult
@@ -49,16 +51,17 @@ def summary_lines(result: ComparisonResult) -> list[str]:
 
 @click.command("compare")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
-@click.option("--outdir", type=click.Path(path_type=Path, readable=False), default=DEFAULT_OUTDIR, show_default=True,
+@click.option("--outdir", type=OutputDirectory(), default=DEFAULT_OUTDIR, show_default=True,
               help="Output directory.")
 @click.option("--baseline", metavar="CONDITION", help="Condition to pair the others against [default: first in sorted order].")
-@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Bootstrap resamples and permutation sign flips.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the resampling.")
+@click.option("--resamples", type=int, default=10_000, show_default=True,
+              help="Bootstrap resamples and permutation sign flips (1 to 1,000,000).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True, help="Seed of the resampling.")
 @click.option("--condition-pattern", metavar="REGEX",
               help="Regex with named groups condition (and seed) to read from each run id.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tables (not the merged per-sample table) as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
+@spreadsheet_safe_option
 def compare_command(**options: Any) -> None:
     """Compare runs: conditions x seeds, paired statistics, flips, self-consistency.
 
@@ -77,20 +80,25 @@ def run_compare(
     condition_pattern: str | None,
     as_json: bool,
     quiet: bool,
+    spreadsheet_safe: bool,
 ) -> None:
-    """Compute the comparison, write its files atomically, print JSON or a summary."""
-    import json
+    """Compute the comparison, write its files atomically, print JSON or a summary.
 
-    from aggregator.compare.api import compare_runs
-    from aggregator.compare.files import comparison_files
-    from aggregator.outputs.atomic import write_outputs
+    An output that would overwrite an input is refused before anything is read."""
+    from aggregator.compare.api import check_resamples, compare_runs
+    from aggregator.compare.files import COMPARISON_OUTPUTS, comparison_files
+    from aggregator.outputs.atomic import refuse_inputs, write_outputs
+    from scorecards.reader import resolve_input
 
+    check_resamples(resamples)
+    inputs = [resolve_input(run) for run in runs]
+    refuse_inputs(outdir, COMPARISON_OUTPUTS, inputs)
     result = compare_runs(runs, baseline=baseline, resamples=resamples, seed=seed,
                           condition_pattern=condition_pattern)
-    written = write_outputs(outdir, comparison_files(result))
+    written = write_outputs(outdir, comparison_files(result, spreadsheet_safe=spreadsheet_safe), inputs=inputs)
     if as_json:
-        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        say_json(result.to_dict())
     elif not quiet:
         for line in summary_lines(result):
-            click.echo(line)
-        click.echo(f"wrote {len(written)} files to {outdir}")
+            say(line)
+        say(f"wrote {len(written)} files to {outdir}")

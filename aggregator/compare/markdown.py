@@ -2,6 +2,8 @@
 
 Conditions as mean ± std over runs (with their seeds), paired deltas with CI and p against the
 baseline, flips, self-consistency, and the notes on unequal seeds and missing samples.
+Condition names are code spans and the notes escaped prose (:mod:`aggregator.text`): a name
+holding ``|``, a newline or markup changes no table and no line.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from aggregator.compare.result import ComparisonResult
 from aggregator.compare.tables import PER_UNIT, UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
+from aggregator.text import md_code, md_text
 
 STATISTIC_LABELS = {"f1_s2": "F1 S2", "delta_f1": "ΔF1 (S2 − S1)"}
 
@@ -23,6 +26,11 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric_from: i
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines + [""]
+
+
+def _name(condition: str) -> str:
+    """A condition in a table cell."""
+    return md_code(condition, in_table=True)
 
 
 def mean_std(row: dict[str, object], metric: str) -> str:
@@ -47,7 +55,7 @@ def conditions_section(conditions: pl.DataFrame) -> list[str]:
         metrics = [f"{name}{suffix}" for name in PER_UNIT] + [f"tuple_f1_s2_{unit}_micro"]
         header = ["Condition", "Runs", "Seeds", *(STRUCTURAL[m].label for m in metrics)]
         rows = [
-            [f"`{row['condition']}`", str(row["n_runs"]), _seeds(row["seeds"]), *(mean_std(row, m) for m in metrics)]
+            [_name(row["condition"]), str(row["n_runs"]), _seeds(row["seeds"]), *(mean_std(row, m) for m in metrics)]
             for row in conditions.iter_rows(named=True)
         ]
         lines += [f"### {UNIT_LABELS[unit]} ({unit})", "", *_table(header, rows, 3)]
@@ -56,7 +64,7 @@ def conditions_section(conditions: pl.DataFrame) -> list[str]:
 
 def paired_section(result: ComparisonResult) -> list[str]:
     """Each condition against the baseline: means, Δ with its 95% CI, and p."""
-    lines = [f"## Paired against `{result.baseline}`", ""]
+    lines = [f"## Paired against {md_code(result.baseline)}", ""]
     if result.paired.height == 0:
         return lines + ["Only one condition: nothing to pair.", ""]
     lines += [
@@ -67,7 +75,7 @@ def paired_section(result: ComparisonResult) -> list[str]:
     ]
     header = ["Condition", "Unit", "Statistic", "n", "Baseline", "Condition mean", "Δ", "95% CI", "p"]
     rows = [
-        [f"`{r['condition_b']}`", UNIT_LABELS[r["unit"]], STATISTIC_LABELS[r["statistic"]], str(r["n_samples"]),
+        [_name(r["condition_b"]), UNIT_LABELS[r["unit"]], STATISTIC_LABELS[r["statistic"]], str(r["n_samples"]),
          markdown_cell(r["mean_a"]), markdown_cell(r["mean_b"]), signed(r["delta"]),
          NOT_AVAILABLE if r["ci_low"] is None else f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]",
          markdown_cell(r["p_value"])]
@@ -83,7 +91,7 @@ def flips_section(flips: pl.DataFrame) -> list[str]:
         return lines + ["Only one condition: no pair.", ""]
     header = ["A", "B", "Unit", "n", "Both", "Only A", "Only B", "Neither"]
     rows = [
-        [f"`{r['condition_a']}`", f"`{r['condition_b']}`", UNIT_LABELS[r["unit"]],
+        [_name(r["condition_a"]), _name(r["condition_b"]), UNIT_LABELS[r["unit"]],
          *(str(r[c]) for c in ("n_samples", "both", "only_a", "only_b", "neither"))]
         for r in flips.iter_rows(named=True)
     ]
@@ -99,7 +107,7 @@ def consistency_section(consistency: pl.DataFrame) -> list[str]:
     header = ["Condition", "Runs", "Samples", "Trials", "Tuple agreement", "Mean Jaccard",
               *(f"{UNIT_LABELS[u]} correct agreement" for u in units)]
     rows = [
-        [f"`{r['condition']}`", str(r["n_runs"]), str(r["n_samples"]), str(r["n_trials"]),
+        [_name(r["condition"]), str(r["n_runs"]), str(r["n_samples"]), str(r["n_trials"]),
          markdown_cell(r["tuple_agreement_rate"]), markdown_cell(r["mean_jaccard"]),
          *(markdown_cell(r[f"{u}_correct_agreement"]) for u in units)]
         for r in consistency.iter_rows(named=True)
@@ -120,12 +128,12 @@ def comparison_markdown(result: ComparisonResult) -> str:
         "# Run comparison",
         "",
         f"- Runs: {result.runs.height} in {len(result.conditions_order)} conditions "
-        f"({', '.join(f'`{c}` × {n}' for c, n in counts)})",
-        f"- Baseline: `{result.baseline}`",
+        f"({', '.join(f'{md_code(c)} × {n}' for c, n in counts)})",
+        f"- Baseline: {md_code(result.baseline)}",
         "",
         "## Notes",
         "",
-        *(f"- {note}" for note in result.notes),
+        *(f"- {md_text(note)}" for note in result.notes),
         "",
     ]
     lines += conditions_section(result.conditions)

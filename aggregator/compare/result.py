@@ -43,7 +43,10 @@ TableName = Literal["runs", "conditions", "paired", "flips", "self_consistency",
 
 
 class ComparisonResult(BaseModel):
-    """Tables of a multi-run comparison (see the module doc for their columns)."""
+    """Tables of a multi-run comparison (see the module doc for their columns).
+
+    Read-only: fields cannot be set, lists are tuples, :meth:`to_polars` gives a copy of a table.
+    """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
@@ -54,16 +57,16 @@ class ComparisonResult(BaseModel):
     self_consistency: pl.DataFrame = Field(description="per condition with >= 2 runs: agreement across runs")
     per_sample: pl.DataFrame = Field(repr=False, description="merged per-sample table, one column group per run")
     missing_samples: pl.DataFrame = Field(description="samples absent from some runs")
-    conditions_order: list[str] = Field(description="the conditions in sorted order")
+    conditions_order: tuple[str, ...] = Field(description="the conditions in sorted order")
     baseline: str = Field(description="the condition the others are paired against")
     resamples: int = Field(description="bootstrap resamples and permutation sign flips")
     seed: int = Field(description="seed of the resampling")
     condition_pattern: str | None = Field(None, description="--condition-pattern used (None: the default naming rule)")
-    notes: list[str] = Field(default_factory=list, description="what a reader must know about the inputs")
+    notes: tuple[str, ...] = Field((), description="what a reader must know about the inputs")
 
     def to_polars(self, table: TableName = "per_sample") -> pl.DataFrame:
-        """One table as a Polars DataFrame; by default the merged per-sample table."""
-        return getattr(self, table)
+        """One table as a Polars DataFrame (a copy); by default the merged per-sample table."""
+        return getattr(self, table).clone()
 
     def to_dict(self, *, include_per_sample: bool = False) -> dict[str, object]:
         """Settings, notes and every table as a list of row dicts (JSON-ready; null for undefined).

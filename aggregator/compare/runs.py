@@ -25,6 +25,16 @@ from scorecards.reader import resolve_input
 
 PROPOSED_SUFFIX = "_proposed"
 SEED_SUFFIX = re.compile(r"__seed(?P<seed>\d+)$")
+MAX_SEED = 2**63 - 1
+"""Seeds are 64-bit integers in the tables (``runs.csv``, Parquet); a larger one is refused by name."""
+
+
+def _seed(run_id: str, digits: str) -> int:
+    seed = int(digits)
+    if seed > MAX_SEED:
+        raise InputError(f"run id {run_id!r}: seed {digits} is larger than 2^63 - 1; rename the run, or give "
+                         "--condition-pattern without a seed group")
+    return seed
 
 
 @dataclass(frozen=True)
@@ -53,14 +63,14 @@ class RunNaming:
             found = SEED_SUFFIX.search(stem)
             if found is None:
                 return stem, None
-            return stem[: found.start()], int(found.group("seed"))
+            return stem[: found.start()], _seed(run_id, found.group("seed"))
         match = self.pattern.search(run_id)
         if match is None or not match.group("condition"):
             raise InputError(f"run id {run_id!r} does not match --condition-pattern {self.pattern.pattern!r}")
         seed = match.groupdict().get("seed")
-        if seed is not None and not seed.isdigit():
+        if seed is not None and not seed.isdecimal():
             raise InputError(f"run id {run_id!r}: seed {seed!r} from --condition-pattern is not a whole number")
-        return match.group("condition"), None if seed is None else int(seed)
+        return match.group("condition"), None if seed is None else _seed(run_id, seed)
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,26 @@
-"""Atomic output: every file is written to a temporary name beside it, then renamed into place.
+"""Atomic output sets: every file is written to a temporary name beside it, then renamed into place.
 
-A failure while writing leaves the previous outputs untouched and no temporary files;
-a kill at any moment leaves each output either the old whole file or the new whole file.
-Writers of one directory take turns (an exclusive ``flock`` on the directory), so two
-concurrent runs leave the complete set of files of the run that renamed last. A writer
-killed while staging leaves its ``.NAME.*.tmp`` files; the next write of NAME, holding the
-lock, removes those older than itself.
+All or nothing: the new files are all staged first, and each previous output is kept under a
+second name (a hard link) until every rename has succeeded; a failure at any step (disk full,
+permissions, a directory or a locked file in an output's place) puts every previous output
+back byte-identical and leaves no new file and no temporary file. A kill at any moment leaves
+each output either the old whole file or the new whole file. No output may be an input of the
+run (:func:`refuse_inputs`). Writers of one directory take turns (an exclusive ``flock`` on
+the directory), so two concurrent runs leave the complete set of files of the run that renamed
+last. A writer killed while staging leaves its ``.NAME.XXXXXXXX.tmp`` files; the next write of
+NAME, holding the lock, removes those older than itself, and only names of exactly that form.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
+import secrets
+import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from glob import escape
 from pathlib import Path
@@ -27,6 +33,8 @@ except ImportError:  # pragma: no cover - Windows
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 NO_PERMISSION = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 NOT_A_DIRECTORY = frozenset({errno.EEXIST, errno.ENOTDIR})
+TEMP_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+"""The characters of the 8-character random part of a temporary name (as :func:`tempfile.mkstemp` makes them)."""
 
 
 class OutputError(OSError):
@@ -41,8 +49,15 @@ def _file_mode() -> int:
 
 
 def temp_pattern(name: str) -> str:
-    """Glob of the temporary files staged for output ``name``."""
+    """Glob of the temporary files staged for output ``name`` (wider than :func:`is_temp_of`)."""
     return f".{escape(name)}.*.tmp"
+
+
+def is_temp_of(file_name: str, name: str) -> bool:
+    """Whether ``file_name`` is exactly a temporary name this module makes for output ``name``:
+    ``.NAME.`` + 8 characters of :data:`TEMP_CHARACTERS` + ``.tmp``."""
+    pattern = rf"\.{re.escape(name)}\.[{TEMP_CHARACTERS}]{{8}}\.tmp"
+    return re.fullmatch(pattern, file_name) is not None
 
 
 def _stage(directory: Path, name: str, data: bytes, mode: int) -> Path:
@@ -66,6 +81,8 @@ def _remove_stale(directory: Path, names: list[str], before: float) -> None:
     """
     for name in names:
         for stale in directory.glob(temp_pattern(name)):
+            if not is_temp_of(stale.name, name):
+                continue  # a user's file that only looks like ours (e.g. .report.html.my-backup.tmp)
             try:
                 if stale.is_file() and stale.stat().st_mtime < before:
                     stale.unlink()
@@ -103,15 +120,119 @@ def _advice(exc: OSError) -> str:
         return "choose a writable directory with --outdir"
     if exc.errno in NOT_A_DIRECTORY:
         return "the path is a file or lies below one: choose a directory with --outdir"
+    if exc.errno == errno.EISDIR:
+        return "move it away or choose another directory with --outdir"
+    if exc.errno == errno.ELOOP:
+        return "the path goes round a loop of symbolic links: choose another directory with --outdir"
     return "choose a writable directory with --outdir or free some space"
 
 
-def write_outputs(directory: str | os.PathLike[str], files: Mapping[str, bytes]) -> list[Path]:
-    """Write ``{file name: content}`` into ``directory`` atomically; return the final paths.
+def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``, links followed; None when there is none."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
+
+
+def refuse_inputs(
+    directory: str | os.PathLike[str], names: Iterable[str], inputs: Iterable[str | os.PathLike[str]]
+) -> None:
+    """Raise :class:`OutputError` when an output ``directory/NAME`` is one of ``inputs``
+    (the same file, also through a symbolic or hard link): writing it would destroy the input."""
+    files = {_identity(path): path for path in inputs}
+    files.pop(None, None)
+    if not files:
+        return
+    for name in names:
+        output = Path(directory) / name
+        found = _identity(output)
+        if found in files:
+            raise OutputError(
+                f"{output}: is the input {os.fspath(files[found])}; writing the outputs there would overwrite it: "
+                "choose another directory with --outdir"
+            )
+
+
+def _random_name(directory: Path, name: str) -> Path:
+    token = "".join(secrets.choice(TEMP_CHARACTERS) for _ in range(8))
+    return directory / f".{name}.{token}.tmp"
+
+
+def _keep_previous(final: Path) -> Path | None:
+    """Keep the previous output at ``final`` under a temporary second name until the new set is
+    in place (a hard link, or a copy where links are not supported); None when there is none."""
+    if not os.path.lexists(final):
+        return None
+    if final.is_dir() and not final.is_symlink():
+        raise IsADirectoryError(errno.EISDIR, f"{final.name} is a directory, where an output file goes", str(final))
+    while True:
+        kept = _random_name(final.parent, final.name)
+        try:
+            os.link(final, kept, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK, errno.ENOTSUP):
+                raise
+            shutil.copy2(final, kept, follow_symlinks=False)
+        return kept
+
+
+def _swap(staged: list[tuple[Path, Path]]) -> None:
+    """Rename every staged file into place; on any failure put every previous output back.
+
+    The previous outputs are kept under second names first (no rename has happened if that
+    fails); a failed rename then undoes the renames before it: each previous file is renamed
+    back, each new file that had no predecessor is removed. A second name that cannot be put
+    back is left in place (a ``.NAME.XXXXXXXX.tmp`` holding the previous output) rather than lost.
+    """
+    kept: list[Path | None] = []
+    try:
+        for _, final in staged:
+            kept.append(_keep_previous(final))
+    except BaseException:
+        for path in kept:
+            if path is not None:
+                path.unlink(missing_ok=True)
+        raise
+    done = 0
+    try:
+        for tmp, final in staged:
+            os.replace(tmp, final)
+            done += 1
+    except BaseException:
+        for (_, final), previous in zip(staged[:done], kept):
+            try:
+                if previous is None:
+                    final.unlink(missing_ok=True)
+                else:
+                    os.replace(previous, final)
+            except OSError:
+                pass
+        for previous in kept[done:]:
+            if previous is not None:
+                previous.unlink(missing_ok=True)
+        raise
+    for previous in kept:
+        if previous is not None:
+            previous.unlink(missing_ok=True)
+
+
+def write_outputs(
+    directory: str | os.PathLike[str],
+    files: Mapping[str, bytes],
+    *,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> list[Path]:
+    """Write ``{file name: content}`` into ``directory`` as one set; return the final paths.
 
     All files are staged first; only when every one is on disk are they renamed into
-    place (in the mapping's order), so an error (disk full, permissions) leaves no new
-    file and no partial file.
+    place (in the mapping's order), each previous output kept until all renames succeeded
+    (:func:`_swap`). So an error (disk full, permissions, a directory in an output's place)
+    leaves the previous outputs byte-identical, no new file and no temporary file. An output
+    that is one of ``inputs`` is refused before anything is written.
     """
     target = Path(directory)
     staged: list[tuple[Path, Path]] = []
@@ -119,17 +240,19 @@ def write_outputs(directory: str | os.PathLike[str], files: Mapping[str, bytes])
     try:
         target.mkdir(parents=True, exist_ok=True)
         with _turn(target) as (dir_fd, locked):
+            refuse_inputs(target, files, inputs)
             if locked:
                 _remove_stale(target, list(files), time.time())
             for name, data in files.items():
                 staged.append((_stage(target, name, data, mode), target / name))
-            for tmp, final in staged:
-                os.replace(tmp, final)
+            _swap(staged)
             if dir_fd is not None:
                 try:
                     os.fsync(dir_fd)
                 except OSError:
                     pass
+    except OutputError:
+        raise
     except OSError as exc:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from aggregator.metrics.registry import Registry, Section
 from aggregator.outputs.cells import markdown_cell
+from aggregator.outputs.facts import Fact
+from aggregator.text import md_code
 
 SECTION_TITLES: dict[Section, str] = {
     "headline": "Headline (GoldUnit, Ref-F1)",
@@ -19,16 +21,27 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def fact_line(fact: Fact) -> str:
+    """``Label: `name`, `name` note``, each name a code span (:func:`~aggregator.text.md_code`)."""
+    parts = [", ".join(md_code(name) for name in fact.names), fact.note]
+    return f"{fact.label}: " + " ".join(part for part in parts if part)
+
+
 def metrics_markdown(
     registry: Registry,
     values: Mapping[str, object],
     *,
     title: str,
-    facts: Sequence[str] = (),
+    names: Sequence[str] = (),
+    facts: Sequence[Fact] = (),
 ) -> str:
-    """Sections in headline/units/diagnostics/appendix order; aliases listed, not repeated."""
-    lines = [f"# {title}", ""]
-    lines += [f"- {fact}" for fact in facts]
+    """Sections in headline/units/diagnostics/appendix order; aliases listed, not repeated.
+
+    The heading is ``title`` followed by ``names`` (from the input) as code spans.
+    """
+    heading = f"{title} — " + ", ".join(md_code(name) for name in names) if names else title
+    lines = [f"# {heading}", ""]
+    lines += [f"- {fact_line(fact)}" for fact in facts]
     if facts:
         lines.append("")
     for section, heading in SECTION_TITLES.items():

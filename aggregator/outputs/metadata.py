@@ -6,8 +6,9 @@ import functools
 import subprocess
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from aggregator.frozen import Frozen
 from aggregator.version import __version__
 
 MAX_LISTED_SKIPS = 10_000
@@ -16,27 +17,34 @@ MAX_LISTED_SKIPS = 10_000
 class SkippedLine(BaseModel):
     """A bad line skipped under ``--skip-bad-lines``."""
 
+    model_config = ConfigDict(frozen=True)
+
     line: int = Field(description="1-based line number in the input file")
     reason: str = Field(description="why the line was rejected")
 
 
 class RunMetadata(BaseModel):
-    """Provenance of one aggregation."""
+    """Provenance of one aggregation (read-only)."""
+
+    model_config = ConfigDict(frozen=True)
 
     tool: str = Field("absa-aggregator", description="the program that wrote these outputs")
     tool_version: str = Field(__version__, description="its version")
     git_commit: str | None = Field(None, description="commit of the tool's checkout, when known")
     input_path: str = Field(description="the scorecards file read")
     input_sha256: str = Field(description="SHA-256 of the input file")
-    run_ids: list[str] = Field(description="run ids found in the input")
+    run_ids: tuple[str, ...] = Field(description="run ids found in the input")
     profile: str | None = Field(None, description="--profile filter, if any")
     rows_read: int = Field(description="non-blank lines in the input")
     rows_aggregated: int = Field(description="rows that entered the metrics (after --profile)")
     rows_skipped: int = Field(description="bad lines skipped (--skip-bad-lines)")
-    skipped_lines: list[SkippedLine] = Field(default_factory=list, description="every skipped line")
-    warnings: dict[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
+    skipped_lines: tuple[SkippedLine, ...] = Field((), description="every skipped line")
+    warnings: Frozen[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
     workers: int = Field(description="processes that decoded the input")
     seconds: float = Field(description="wall time of reading and computing")
+    spreadsheet_safe: bool = Field(
+        False, description="--spreadsheet-safe: CSV text cells that began with = + - @ tab or CR carry a leading '"
+    )
 
 
 @functools.cache

@@ -1,24 +1,32 @@
-"""All files of one run's aggregation, as ``{name: bytes}``, ready for :func:`write_outputs`."""
+"""All files of one run's aggregation, as ``{name: bytes}``, ready for :func:`write_outputs`.
+
+The one place the output set of a run is assembled: the Markdown table and the HTML report
+are both fed the same run facts (:mod:`aggregator.outputs.facts`); neither takes anything back
+from here.
+"""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
 from aggregator.metrics.structural import STRUCTURAL
+from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
 from aggregator.outputs.metadata import RunMetadata, SkippedLine, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
+from aggregator.outputs.names import (
+    METADATA_JSON,
+    METRICS_CSV,
+    METRICS_MD,
+    PER_SAMPLE_CSV,
+    PER_SAMPLE_PARQUET,
+    REPORT_HTML,
+)
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.pipeline import RunEvaluation
 from aggregator.report.html import REPORT_ASSETS, asset
 from aggregator.report.run_report import run_report
 
-METRICS_CSV = "structural_metrics.csv"
-METRICS_MD = "structural_metrics_table.md"
-PER_SAMPLE_PARQUET = "per_sample.parquet"
-PER_SAMPLE_CSV = "per_sample.csv"
-METADATA_JSON = "run_metadata.json"
-REPORT_HTML = "report.html"
 INPUT_ORDER_COLUMNS = ("line",)
 """Per-sample columns that depend on the input's line order: kept out of the files, so that
 shuffled input lines give byte-identical CSV, Markdown and Parquet (only run_metadata.json differs)."""
@@ -32,7 +40,7 @@ def prepare() -> None:
     git_commit()
 
 
-def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
+def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -> RunMetadata:
     return RunMetadata(
         git_commit=git_commit(),
         input_path=str(evaluation.input_path),
@@ -46,38 +54,28 @@ def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
         warnings=evaluation.warnings,
         workers=evaluation.workers,
         seconds=round(evaluation.seconds, 4),
+        spreadsheet_safe=spreadsheet_safe,
     )
 
 
-def run_facts(evaluation: RunEvaluation) -> list[str]:
-    m = evaluation.metrics
-    facts = [
-        f"Run: {', '.join(evaluation.run_ids)}",
-        f"Input: `{evaluation.input_path.name}` (SHA-256 in run_metadata.json)",
-        f"Rows aggregated: {evaluation.rows_aggregated}; with gold: {m['N_gold']}",
-    ]
-    if evaluation.profile:
-        facts.append(f"Profile: {evaluation.profile}")
-    if evaluation.skipped:
-        facts.append(f"Bad lines skipped: {len(evaluation.skipped)} (see run_metadata.json)")
-    return facts
-
-
-def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
+def run_files(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -> dict[str, bytes]:
     """structural_metrics.csv / _table.md, per_sample.parquet / .csv, run_metadata.json and report.html.
 
     The per-sample tables are written by Polars in a thread (it releases the GIL) while
-    the other files are rendered in Python.
+    the other files are rendered in Python. ``spreadsheet_safe``: text cells of per_sample.csv
+    that a spreadsheet would run as a formula get a leading ``'`` (:mod:`aggregator.text`).
     """
-    title = f"Structural metrics — {', '.join(evaluation.run_ids)}"
+    facts = run_facts(evaluation)
     per_sample = evaluation.table.drop(INPUT_ORDER_COLUMNS)
     with ThreadPoolExecutor(1) as polars_writer:
         parquet = polars_writer.submit(parquet_bytes, per_sample)
-        csv = polars_writer.submit(csv_bytes, per_sample)
-        markdown = metrics_markdown(STRUCTURAL, evaluation.metrics, title=title, facts=run_facts(evaluation))
+        csv = polars_writer.submit(csv_bytes, per_sample, spreadsheet_safe=spreadsheet_safe)
+        markdown = metrics_markdown(
+            STRUCTURAL, evaluation.metrics, title="Structural metrics", names=evaluation.run_ids, facts=facts
+        )
         metrics = metrics_csv([evaluation.metrics])
-        metadata = run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n"
-        report = run_report(evaluation)
+        metadata = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe).model_dump_json(indent=2).encode("utf-8") + b"\n"
+        report = run_report(evaluation, facts)
         return {
             METRICS_CSV: metrics,
             METRICS_MD: markdown.encode("utf-8"),

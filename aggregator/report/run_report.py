@@ -8,12 +8,13 @@ per-sample table's columns. Nothing is recomputed here.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 
 import polars as pl
 
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS, transitions
 from aggregator.outputs.cells import markdown_cell
+from aggregator.outputs.facts import Fact, run_facts
 from aggregator.per_sample import TRANSITIONS
 from aggregator.pipeline import RunEvaluation
 from aggregator.report import charts
@@ -23,7 +24,6 @@ from aggregator.report.samples import sample_payload
 from aggregator.units import UNITS
 from aggregator.version import __version__
 
-CODE = re.compile(r"`([^`]*)`")
 UNIT_NAMES = {"refpol": "Ref-F1 · GoldUnit", "otepol": "Surface-F1 · SurfaceUnit", "attrpol": "Attr-F1 · attribute"}
 HEADLINE_COLUMNS = (
     ("tuple_f1_s1", "F1 stage 1"),
@@ -105,12 +105,15 @@ def key_figures(values: dict[str, object]) -> str:
     ) + "</div>"
 
 
-def _facts(evaluation: RunEvaluation) -> str:
-    """The Markdown table's facts (input, rows, profile, skipped lines) as one line, `code` kept as code."""
-    from aggregator.outputs.run_files import run_facts
+def _fact(fact: Fact) -> str:
+    names = ", ".join(f"<code>{esc(name)}</code>" for name in fact.names)
+    return f"{esc(fact.label)}: " + " ".join(part for part in (names, esc(fact.note)) if part)
 
-    facts = [CODE.sub(r"<code>\1</code>", esc(fact)) for fact in run_facts(evaluation) if not fact.startswith("Run:")]
-    return " · ".join([*facts, f"absa-aggregator {esc(__version__)}"])
+
+def _facts(facts: Sequence[Fact]) -> str:
+    """The facts but the run (the heading names it) as one line, names from the input as code."""
+    shown = [_fact(fact) for fact in facts if fact.label != "Run"]
+    return " · ".join([*shown, f"absa-aggregator {esc(__version__)}"])
 
 
 def _chart_rows(values: dict[str, object], counts: dict[str, dict[str, int]]) -> tuple[list[dict], list[dict]]:
@@ -124,8 +127,8 @@ def _chart_rows(values: dict[str, object], counts: dict[str, dict[str, int]]) ->
     return f1, moves
 
 
-def run_report(evaluation: RunEvaluation) -> bytes:
-    """The run's ``report.html`` as bytes."""
+def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -> bytes:
+    """The run's ``report.html`` as bytes, with ``facts`` (default: :func:`~aggregator.outputs.facts.run_facts`)."""
     values = evaluation.metrics
     counts = transition_counts(evaluation.table)
     f1_rows, move_rows = _chart_rows(values, counts)
@@ -139,7 +142,7 @@ def run_report(evaluation: RunEvaluation) -> bytes:
     body = f"""
 <header>
   <h1>{esc(run_name)} <span class="kind">· run report</span></h1>
-  <p class="facts">{_facts(evaluation)}</p>
+  <p class="facts">{_facts(run_facts(evaluation) if facts is None else facts)}</p>
 </header>
 <main>
 {no_gold}

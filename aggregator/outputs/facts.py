@@ -1,0 +1,38 @@
+"""The facts a run's outputs state beside its metrics: which run, from which input, how many rows.
+
+Assembled once here, from the :class:`~aggregator.pipeline.RunEvaluation`, and rendered by
+both the Markdown table (:mod:`aggregator.outputs.markdown`) and the HTML report
+(:mod:`aggregator.report.run_report`). Names that come from the input are kept apart from
+the tool's own words, so that each format escapes them its own way (:mod:`aggregator.text`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aggregator.pipeline import RunEvaluation
+
+
+@dataclass(frozen=True)
+class Fact:
+    """``label: names note``: ``names`` come from the input (shown as code), ``note`` is the tool's."""
+
+    label: str
+    names: tuple[str, ...] = ()
+    note: str = ""
+
+
+def run_facts(evaluation: RunEvaluation) -> list[Fact]:
+    """Run ids, input file, rows aggregated (with gold), profile and skipped lines when there are any."""
+    facts = [
+        Fact("Run", tuple(evaluation.run_ids)),
+        Fact("Input", (evaluation.input_path.name,), "(SHA-256 in run_metadata.json)"),
+        Fact("Rows aggregated", note=f"{evaluation.rows_aggregated}; with gold: {evaluation.metrics['N_gold']}"),
+    ]
+    if evaluation.profile:
+        facts.append(Fact("Profile", (evaluation.profile,)))
+    if evaluation.skipped:
+        facts.append(Fact("Bad lines skipped", note=f"{len(evaluation.skipped)} (see run_metadata.json)"))
+    return facts
