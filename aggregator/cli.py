@@ -41,6 +41,7 @@ def main() -> None:
     """
     gc.disable()
     signal.signal(signal.SIGINT, _interrupt_in(os.getpid()))
+    _forked_processes_die_with_their_parent()
     try:
         code = _run()
     except SystemExit as exc:
@@ -64,6 +65,33 @@ def _interrupt_in(pid: int) -> signal.Handlers | object:
             raise KeyboardInterrupt
 
     return handler
+
+
+_FORKED_BY: list[int] = [0]
+PR_SET_PDEATHSIG = 1
+
+
+def _forked_processes_die_with_their_parent() -> None:
+    """Every process the command forks (decoders, the pool of runs) is killed when its parent
+    dies (Linux ``PR_SET_PDEATHSIG``): a command killed with SIGKILL leaves no process behind
+    waiting forever for work. Elsewhere, or where ``prctl`` is missing, nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return
+
+    def before() -> None:
+        _FORKED_BY[0] = os.getpid()
+
+    def in_child() -> None:
+        if prctl(PR_SET_PDEATHSIG, signal.SIGKILL) == 0 and os.getppid() != _FORKED_BY[0]:
+            os._exit(1)  # the parent died before the signal was set
+
+    os.register_at_fork(before=before, after_in_child=in_child)
 
 
 def _run() -> int:

@@ -209,3 +209,41 @@ def test_the_cli_killed_at_random_moments_leaves_whole_files(tmp_path: Path) -> 
 @pytest.mark.slow
 def test_the_cli_killed_at_many_random_moments_leaves_whole_files(tmp_path: Path) -> None:
     kill_cli_at_random_moments(tmp_path, kills=20, previous_states=(True, False))
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` forked (Linux ``/proc``)."""
+    found: list[int] = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            found += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] not in "ZX"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_killed_command_leaves_no_decoding_process_behind(tmp_path: Path) -> None:
+    """Its forked decoders waited forever for work from the dead parent (found while testing issue #17)."""
+    source = generate(NEW_RUN / "scorecards.jsonl", 700, tmp_path / "run" / "scorecards.jsonl")
+    process = subprocess.Popen(cli(source, tmp_path / "out") + ["--workers", "2"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    forked: list[int] = []
+    while not forked and process.poll() is None and time.monotonic() < deadline:
+        forked = children(process.pid)
+        time.sleep(0.002)
+    assert forked, "the command forked no decoder"
+    process.kill()
+    process.wait(timeout=60)
+    deadline = time.monotonic() + 10
+    while any(map(running, forked)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(running, forked))
