@@ -19,6 +19,8 @@ from scorecards.reader import paused_gc, start_read
 if TYPE_CHECKING:
     import polars as pl
 
+    from aggregator.metrics.registry import Registry
+
 
 @dataclass
 class RunEvaluation:
@@ -35,12 +37,20 @@ class RunEvaluation:
     seconds: float
     warnings: dict[str, int] = field(default_factory=dict)
     families: tuple[str, ...] = ()
+    family_selection: tuple[str, ...] | None = None
     side_files: dict[str, str | None] = field(default_factory=dict)
     profile_fallback: bool = False
 
     @property
     def rows_aggregated(self) -> int:
         return self.table.height
+
+    @property
+    def registry(self) -> Registry:
+        """The metrics of the families in force, in CSV order."""
+        from aggregator.metrics.structural import build_registry
+
+        return build_registry(self.family_selection)
 
     @property
     def run_ids(self) -> list[str]:
@@ -106,6 +116,7 @@ def evaluate_run(
         seconds=time.perf_counter() - started,
         warnings=warnings,
         families=("core", *(f.name for f in in_force)),
+        family_selection=families,
         side_files={f.side_file.name: (f.side_file.name if f.side_file.name in side else None)
                     for f in in_force if f.side_file is not None},
         profile_fallback=fallback,
