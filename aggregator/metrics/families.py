@@ -19,6 +19,8 @@ CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
     "conflict",
     "stage_change",
+    "override",
+    "memory",
 )
 
 

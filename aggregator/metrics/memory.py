@@ -8,9 +8,9 @@ other value reads as ``{}``):
 - ``memory_injected`` = ``MEM.exposed_to_debate`` truthy and int ``MEM.prompt_injection_chars`` > 0;
 - ``memory_trigger`` = ok(``MEM.injection_trigger_reason``) lower-cased, on injected rows only.
 
-``changed`` here is ``stage_delta.changed`` truthy (DIAGNOSTICS.md building block), not the
-core's S1 ≠ S2. Every column is over all rows; only ``memory_used_changed_rate`` can be blank
-(no injected row).
+``changed`` here is ``sd_changed`` of family ``stage_change`` (``stage_delta.changed``
+truthy), not the core's S1 ≠ S2. Every column is over all rows; only
+``memory_used_changed_rate`` can be blank (no injected row).
 """
 
 from __future__ import annotations
@@ -41,21 +41,15 @@ class _Meta(msgspec.Struct, gc=False):
     memory: Obj[_Memory] = None
 
 
-class _StageDelta(msgspec.Struct, gc=False):
-    changed: Any = None
-
-
 class _Fields(msgspec.Struct, gc=False):
     memory: Obj[_Memory] = None
     meta: _Meta | None = None
-    stage_delta: Obj[_StageDelta] = None
 
 
 COLUMNS = (
     Column("memory_k", "int", "k: memory.retrieved_k (else meta.memory) when non-zero, else the number of retrieved_ids"),
     Column("memory_used", "bool", "k > 0: the sample retrieved memory"),
     Column("memory_injected", "bool", "memory exposed to the debate with prompt_injection_chars > 0"),
-    Column("memory_injected_changed", "bool", "memory injected and stage_delta.changed truthy"),
     Column("memory_trigger", "str", "injection_trigger_reason lower-cased on injected rows (blank otherwise)",
            nullable=True),
 )
@@ -84,14 +78,13 @@ def row(inp: RowInput) -> tuple[object, ...]:
     mem = memory_of(inp.row)
     k = retrieved(mem)
     hit = injected(mem)
-    delta = section(inp.row.stage_delta)
-    changed = delta is not None and truthy(delta.changed)
     trigger = ok(mem.injection_trigger_reason).lower() if hit else None
-    return (k, k > 0, hit, hit and changed, trigger)
+    return (k, k > 0, hit, trigger)
 
 
 def declare(reg: Registry) -> None:
     k = pl.col("memory_k").cast(pl.Float64)
+    injected_rows = pl.col("memory_injected")
     rows = [
         ("memory_used_rate", "Memory used rate", "share of rows that retrieved at least one memory",
          "Σ [k > 0] / N_rows", pl.col("memory_used").mean(), "pooled", ""),
@@ -102,7 +95,7 @@ def declare(reg: Registry) -> None:
         ("memory_used_changed_rate", "Injected-and-changed rate",
          "share of rows with memory injected into the prompt whose stage_delta says the output changed",
          "Σ [injected ∧ changed] / Σ [injected]",
-         ratio(count(pl.col("memory_injected_changed")), count(pl.col("memory_injected"))), "pooled",
+         ratio(count(injected_rows & pl.col("sd_changed")), count(injected_rows)), "pooled",
          "no injected row"),
     ]
     for name, label, meaning, formula, expr, averaging, blank in rows:
@@ -124,4 +117,5 @@ FAMILY = Family(
     row=row,
     declare=declare,
     fields=_Fields,
+    requires=("stage_change",),
 )
