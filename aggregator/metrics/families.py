@@ -18,9 +18,13 @@ from aggregator.metrics.family import Family
 CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
     "conflict",
+    "grounding",
     "stage_change",
+    "debate",
     "override",
+    "polarity_repair",
     "memory",
+    "agreement",
 )
 
 

@@ -23,7 +23,6 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Obj, as_int, first_truthy, ok, section, truthy
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.metrics.structural import count, ratio
 from aggregator.sample_counts import Column
 
 TRIGGERS = ("conflict", "validator", "alignment", "explicit_grounding_failure")
@@ -83,6 +82,8 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
+    from aggregator.metrics.structural import count, ratio  # structural imports the families
+
     k = pl.col("memory_k").cast(pl.Float64)
     injected_rows = pl.col("memory_injected")
     rows = [

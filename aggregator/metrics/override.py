@@ -27,7 +27,6 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput, SideFile
 from aggregator.metrics.reads import Obj, as_int, first_truthy, is_true, ok, section
 from aggregator.metrics.registry import Metric, Registry, RunContext
-from aggregator.metrics.structural import count
 from aggregator.sample_counts import Column
 
 SKIP_REASONS = ("action_ambiguity", "L3_conservative", "implicit_soft_only", "low_confidence", "contradictory_memory")
@@ -157,6 +156,8 @@ def side_value(name: str) -> Any:
 
 
 def _declare_counts(reg: Registry) -> None:
+    from aggregator.metrics.structural import count  # structural imports the families
+
     applied = pl.col("override_applied")
     reg.add(Metric("override_applied_n", "Overrides applied", "rows where a debate override was applied",
                    "Σ [applied]", count(applied), kind="int", averaging="count", requires_gold=False))
