@@ -19,6 +19,7 @@ CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
     "conflict",
     "grounding",
+    "grounding",
     "stage_change",
     "debate",
     "override",
