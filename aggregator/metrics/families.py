@@ -18,8 +18,6 @@ from aggregator.metrics.family import Family
 CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
     "conflict",
-    "grounding",
-    "grounding",
     "stage_change",
     "debate",
     "override",
