@@ -18,6 +18,7 @@ from aggregator.metrics.family import Family
 CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
     "conflict",
+    "grounding",
     "stage_change",
     "debate",
     "override",
