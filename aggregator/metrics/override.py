@@ -178,7 +178,33 @@ def _declare_counts(reg: Registry) -> None:
                        requires_gold=False))
 
 
+def _declare_subset(reg: Registry, prefix: str, rows: pl.Expr, what: str) -> None:
+    """The outcome columns of one subset of rows (applied or conflict rows)."""
+    from aggregator.metrics.structural import HAS_GOLD, count, ratio  # structural imports the families
+
+    blank = f"no {what}"
+    reg.add(Metric(f"{prefix}_delta_f1_mean", f"ΔRef-F1 on {what}s", f"mean per-sample refpol F1 change on {what}s with gold",
+                   f"mean over {what}s with gold of dF1", pl.col("delta_f1_refpol").filter(rows & HAS_GOLD).mean(),
+                   averaging="macro", requires_gold=False, blank_when=f"{blank} with gold", higher_is_better=True))
+    reg.add(Metric(f"{prefix}_unsupported_polarity_rate", f"Unsupported polarity on {what}s",
+                   f"share of {what}s whose polarity is not supported by a grounded judgement (legacy UNSUP)",
+                   f"Σ [{what} ∧ UNSUP] / Σ [{what}]",
+                   ratio(count(rows & pl.col("unsupported_polarity_legacy")), count(rows)), averaging="pooled",
+                   requires_gold=False, blank_when=blank, higher_is_better=False))
+
+
 def _declare_rates(reg: Registry) -> None:
+    from aggregator.metrics.structural import HAS_GOLD, count, ratio  # structural imports the families
+
+    _declare_subset(reg, "override_applied", pl.col("override_applied"), "applied row")
+    _declare_subset(reg, "override_skipped_conflict", pl.col("override_skipped_conflict"), "conflict row")
+    effect = pl.col("override_effect_applied")
+    harmed = effect & pl.col("sd_changed") & HAS_GOLD & (pl.col("delta_f1_refpol") < 0)
+    reg.add(Metric("override_harm_rate", "Override harm rate",
+                   "share of rows with an applied override effect where the output changed and Ref-F1 fell",
+                   "Σ [effect applied ∧ changed ∧ gold ∧ dF1 < 0] / Σ [effect applied]",
+                   ratio(count(harmed), count(effect)), averaging="pooled", requires_gold=False,
+                   blank_when="no row with the override effect applied", higher_is_better=False))
     reg.add(Metric("override_applied_and_adopted_rate", "Override effect applied rate",
                    "share of rows where the override's effect was applied to the output",
                    "Σ [OV.override_effect_applied is true] / N_rows", pl.col("override_effect_applied").mean(),
@@ -223,4 +249,5 @@ FAMILY = Family(
     declare=declare,
     fields=_Fields,
     side_file=SIDE,
+    requires=("stage_change", "grounding"),
 )
