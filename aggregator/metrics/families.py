@@ -19,7 +19,9 @@ CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
     "conflict",
     "grounding",
+    "validator",
     "stage_change",
+    "review",
     "debate",
     "override",
     "polarity_repair",
