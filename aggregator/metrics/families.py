@@ -17,11 +17,15 @@ from aggregator.metrics.family import Family
 
 CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
+    "placeholders",
+    "gold_extras",
+    "implicit_validity",
     "conflict",
     "grounding",
     "validator",
     "stage_change",
     "review",
+    "drift",
     "debate",
     "override",
     "polarity_repair",
