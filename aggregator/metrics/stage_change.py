@@ -51,6 +51,7 @@ class _Fields(msgspec.Struct, gc=False):
 
 
 COLUMNS = (
+    Column("stage_delta_present", "bool", "stage_delta is an object"),
     Column("sd_changed", "bool", "stage_delta.changed is truthy (the pipeline says stage 2 changed the output)"),
     Column("change_type", "str", "ctype: stage_delta.change_type lower-cased, else \"none\""),
     Column("change_type_guided_by_review", "bool",
@@ -124,6 +125,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     sd = stage_delta(inp.row)
     changed = sd is not None and truthy(sd.changed)
     return (
+        sd is not None,
         changed,
         change_type(sd),
         sd is not None and sd.change_type == "guided_by_review",
@@ -141,10 +143,13 @@ def declare(reg: Registry) -> None:
     ctype = pl.col("change_type")
     gold_delta = changed & pl.col("has_gold")
 
+    present = pl.col("stage_delta_present").any()
+
     def add(name: str, label: str, meaning: str, formula: str, expr: pl.Expr, blank: str = "",
-            better: bool | None = None) -> None:
+            better: bool | None = None, reads_stage_delta: bool = True) -> None:
         reg.add(Metric(name, label, meaning, formula, expr, averaging="pooled", section="diagnostics",
-                       blank_when=blank, requires_gold=False, higher_is_better=better))
+                       blank_when=blank, requires_gold=False, higher_is_better=better,
+                       present=present if reads_stage_delta else None))
 
     add("changed_samples_rate", "Changed samples rate", "share of rows whose stage_delta says stage 2 changed the output",
         "Σ [changed] / N_rows", changed.mean())
@@ -154,8 +159,8 @@ def declare(reg: Registry) -> None:
         "Σ [changed ∧ ctype ∈ {guided, guided_by_review}] / Σ [changed]",
         ratio(count(changed & ctype.is_in(sorted(GUIDED))), n_changed).fill_null(0.0))
     add("guided_by_review_rate", "Guided-by-review rate",
-        "rows whose change_type is exactly guided_by_review, per changed row; the numerator ignores changed and "
-        "case (quirk Q6), so it can exceed 1 (0.0 when no row changed)",
+        "rows whose change_type is exactly guided_by_review (case-sensitive, changed or not: quirk Q6) per "
+        "changed row, so it can exceed 1 (0.0 when no row changed)",
         "Σ [SD.change_type = \"guided_by_review\"] / Σ [changed]",
         ratio(count(pl.col("change_type_guided_by_review")), n_changed).fill_null(0.0))
     add("unguided_drift_rate", "Unguided drift rate", "share of rows changed with change type unguided",
@@ -169,7 +174,7 @@ def declare(reg: Registry) -> None:
     add("stage_mismatch_rate", "Stage mismatch rate",
         "share of rows where the moderator applied RuleM or the stage-2 ATE label differs from the stage-1 one",
         "Σ [RuleM ∈ applied_rules ∨ stage2_ate.label ∉ {null, stage1_ate.label else \"\"}] / N_rows",
-        pl.col("stage_mismatch").mean())
+        pl.col("stage_mismatch").mean(), reads_stage_delta=False)
 
 
 FAMILY = Family(

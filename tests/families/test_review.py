@@ -217,3 +217,10 @@ def test_laws(tmp_path: Path, samples: list[Any]) -> None:
     helpful, harmful = metrics["cda_helpful_n"], metrics["cda_harmful_n"]
     assert helpful + harmful <= metrics["cda_eligible_n"] <= gold.get_column("aar_flagged_ids").sum()  # type: ignore[operator]
     assert metrics["review_action_rate"] == pytest.approx(table.get_column("review_action_taken").mean())
+
+
+def test_absent_analysis_flags_are_reported(tmp_path: Path) -> None:
+    run = evaluate_rows(tmp_path / "run", [row("k1", gold=GOLD, final=GOLD)], families=FAMILIES)
+    assert {"review_action_rate", "arb_intervention_rate", "cda_eligible_n"} <= set(run.registry.absent_fields(run.table))
+    present = evaluate_rows(tmp_path / "run2", [cr_row("k1", actions=[])], families=FAMILIES)
+    assert "review_action_rate" not in present.registry.absent_fields(present.table)

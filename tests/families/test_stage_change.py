@@ -44,14 +44,14 @@ def five_rows() -> list[dict[str, Any]]:
 
 def test_per_sample_building_blocks(tmp_path: Path) -> None:
     _, table = evaluate(tmp_path, five_rows())
-    got = table.select("sample_key", "sd_changed", "change_type", "change_type_guided_by_review",
+    got = table.select("sample_key", "stage_delta_present", "sd_changed", "change_type", "change_type_guided_by_review",
                        "moderator_stage", "delta_f1_refpol", "stage_mismatch").rows()
     assert got == [
-        ("k1", True, "guided", False, "stage2", 1.0, False),
-        ("k2", True, "guided_by_review", True, "stage1", -1.0, False),
-        ("k3", False, "guided_by_review", True, "stage1", None, True),
-        ("k4", True, "unguided", False, "stage2", None, True),
-        ("k5", False, "none", False, "stage1", None, False),
+        ("k1", True, True, "guided", False, "stage2", 1.0, False),
+        ("k2", True, True, "guided_by_review", True, "stage1", -1.0, False),
+        ("k3", True, False, "guided_by_review", True, "stage1", None, True),
+        ("k4", True, True, "unguided", False, "stage2", None, True),
+        ("k5", False, False, "none", False, "stage1", None, False),
     ]
 
 
@@ -124,3 +124,12 @@ def test_rates_are_shares_of_per_sample_flags(tmp_path: Path, samples: list[Any]
     else:
         assert metrics["changed_and_improved_rate"] is None
     assert table.filter(~pl.col("has_gold")).get_column("delta_f1_refpol").null_count() == (~table["has_gold"]).sum()
+
+
+def test_absent_stage_delta_is_reported(tmp_path: Path) -> None:
+    run = evaluate_rows(tmp_path / "run", [row("k1", final=POS, moderator={"applied_rules": ["RuleM"]})],
+                        families=FAMILIES)
+    absent = run.registry.absent_fields(run.table)
+    assert "changed_samples_rate" in absent and "guided_change_rate" in absent
+    assert "stage_mismatch_rate" not in absent  # it reads the moderator, not stage_delta
+    assert run.metrics["changed_samples_rate"] == 0.0  # 0 by the rule, flagged as a field never present
