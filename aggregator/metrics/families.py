@@ -19,6 +19,7 @@ CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
     "placeholders",
     "gold_extras",
+    "break_subsets",
     "implicit_validity",
     "conflict",
     "grounding",
@@ -30,6 +31,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "override",
     "polarity_repair",
     "memory",
+    "hf_signal",
     "agreement",
 )
 
