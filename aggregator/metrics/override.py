@@ -13,12 +13,19 @@ any other value reads as ``{}``); its integer fields are read as int, missing or
   ``runtime.parsed_output.meta``, so this is False in every real run);
   ``override_ev_rejected_fixed`` reads them from ``runtime.parsed_output.meta``.
 
+Over applied rows and over conflict rows: mean ``dF1`` (``delta_f1_refpol`` of family
+``stage_change``) over those with gold, the share with ``UNSUP`` (family ``grounding``) and
+Σ ``nc`` per row (family ``validator``); over applied rows, the share with ``resolved``
+(``risk_resolved``). Each is blank when the subset is empty. ``override_harm_rate``: rows with
+the override effect applied, ``sd_changed``, gold and dF1 < 0, over rows with the effect applied.
+
 The side file ``override_gate_debug_summary.json`` next to the scorecards (quirk Q11) gives
 the three ``override_hint_*`` columns; it is not read when ``--profile`` matched no row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -96,6 +103,8 @@ class OverrideGateSummary(msgspec.Struct, gc=False):
 SIDE = SideFile(SIDE_NAME, OverrideGateSummary)
 
 COLUMNS = (
+    Column("override_stats_present", "bool", "OV (debate.override_stats, else meta.debate_override_stats) is an object"),
+    Column("override_skip_reasons_present", "bool", "meta.debate_override_skip_reasons is an object"),
     Column("override_applied", "bool", "applied: OV.override_applied is true or OV.applied > 0"),
     Column("override_skipped_conflict", "bool", "conflict row: OV.skipped_conflict > 0"),
     Column("override_effect_applied", "bool", "OV.override_effect_applied is true"),
@@ -136,6 +145,8 @@ def row(inp: RowInput) -> tuple[object, ...]:
     parsed = section(runtime.parsed_output) if runtime is not None else None
     parsed_meta = section(parsed.meta) if parsed is not None else None
     return (
+        ov is not None,
+        skips is not None,
         applied,
         stat(ov, "skipped_conflict") > 0,
         ov is not None and is_true(ov.override_effect_applied),
@@ -155,70 +166,87 @@ def side_value(name: str) -> Any:
     return read
 
 
+def _adder(reg: Registry, present: pl.Expr) -> Callable[..., None]:
+    """``add(name, label, meaning, formula, expr, **extra)``: a metric of this family computed without gold."""
+
+    def add(name: str, label: str, meaning: str, formula: str, expr: pl.Expr | None, **extra: Any) -> None:
+        reg.add(Metric(name, label, meaning, formula, expr, requires_gold=False, present=present, **extra))
+
+    return add
+
+
 def _declare_counts(reg: Registry) -> None:
     from aggregator.metrics.structural import count  # structural imports the families
 
+    add = _adder(reg, pl.col("override_stats_present").any())
     applied = pl.col("override_applied")
-    reg.add(Metric("override_applied_n", "Overrides applied", "rows where a debate override was applied",
-                   "Σ [applied]", count(applied), kind="int", averaging="count", requires_gold=False))
-    reg.add(Metric("override_applied_rate", "Override applied rate", "share of rows where a debate override was applied",
-                   "Σ [applied] / N_rows", applied.mean(), averaging="pooled", requires_gold=False))
-    reg.add(Metric("override_skipped_conflict_n", "Overrides skipped for conflict",
-                   "rows where an override was skipped because of a conflict", "Σ [OV.skipped_conflict > 0]",
-                   count(pl.col("override_skipped_conflict")), kind="int", averaging="count", requires_gold=False))
-    for key in SKIP_REASONS:
-        reg.add(Metric(f"override_skipped_conflict_{key}", f"Override skips: {key}",
-                       f"Σ of meta.debate_override_skip_reasons.{key} over all rows",
-                       f"Σ int(meta.debate_override_skip_reasons.{key})", pl.col(f"override_skip_{key}").sum(),
-                       kind="int", averaging="count", requires_gold=False))
+    add("override_applied_n", "Overrides applied", "rows where a debate override was applied",
+        "Σ [applied]", count(applied), kind="int", averaging="count")
+    add("override_applied_rate", "Override applied rate", "share of rows where a debate override was applied",
+        "Σ [applied] / N_rows", applied.mean(), averaging="pooled")
+    add("override_skipped_conflict_n", "Overrides skipped for conflict",
+        "rows where an override was skipped because of a conflict", "Σ [OV.skipped_conflict > 0]",
+        count(pl.col("override_skipped_conflict")), kind="int", averaging="count")
     for reason in REASONS:
-        reg.add(Metric(f"override_reason_{reason}_n", f"Override reason {reason}",
-                       f"rows whose override reason is {reason}", f"Σ [ok(OV.override_reason) = {reason}]",
-                       count(pl.col("override_reason") == reason), kind="int", averaging="count",
-                       requires_gold=False))
+        add(f"override_reason_{reason}_n", f"Override reason {reason}", f"rows whose override reason is {reason}",
+            f"Σ [ok(OV.override_reason) = {reason}]", count(pl.col("override_reason") == reason), kind="int",
+            averaging="count")
+    skips = _adder(reg, pl.col("override_skip_reasons_present").any())
+    for key in SKIP_REASONS:
+        skips(f"override_skipped_conflict_{key}", f"Override skips: {key}",
+              f"Σ of meta.debate_override_skip_reasons.{key} over all rows",
+              f"Σ int(meta.debate_override_skip_reasons.{key})", pl.col(f"override_skip_{key}").sum(),
+              kind="int", averaging="count")
 
 
 def _declare_subset(reg: Registry, prefix: str, rows: pl.Expr, what: str) -> None:
     """The outcome columns of one subset of rows (applied or conflict rows)."""
     from aggregator.metrics.structural import HAS_GOLD, count, ratio  # structural imports the families
 
+    add = _adder(reg, pl.col("override_stats_present").any())
     blank = f"no {what}"
-    reg.add(Metric(f"{prefix}_delta_f1_mean", f"ΔRef-F1 on {what}s", f"mean per-sample refpol F1 change on {what}s with gold",
-                   f"mean over {what}s with gold of dF1", pl.col("delta_f1_refpol").filter(rows & HAS_GOLD).mean(),
-                   averaging="macro", requires_gold=False, blank_when=f"{blank} with gold", higher_is_better=True))
-    reg.add(Metric(f"{prefix}_unsupported_polarity_rate", f"Unsupported polarity on {what}s",
-                   f"share of {what}s whose polarity is not supported by a grounded judgement (legacy UNSUP)",
-                   f"Σ [{what} ∧ UNSUP] / Σ [{what}]",
-                   ratio(count(rows & pl.col("unsupported_polarity_legacy")), count(rows)), averaging="pooled",
-                   requires_gold=False, blank_when=blank, higher_is_better=False))
+    add(f"{prefix}_delta_f1_mean", f"ΔRef-F1 on {what}s", f"mean per-sample refpol F1 change on {what}s with gold",
+        f"mean over {what}s with gold of dF1", pl.col("delta_f1_refpol").filter(rows & HAS_GOLD).mean(),
+        averaging="macro", blank_when=f"{blank} with gold", higher_is_better=True)
+    add(f"{prefix}_unsupported_polarity_rate", f"Unsupported polarity on {what}s",
+        f"share of {what}s whose polarity is not supported by a grounded judgement (legacy UNSUP)",
+        f"Σ [{what} ∧ UNSUP] / Σ [{what}]", ratio(count(rows & pl.col("unsupported_polarity_legacy")), count(rows)),
+        averaging="pooled", blank_when=blank, higher_is_better=False)
+    add(f"{prefix}_negation_contrast_failure_rate", f"Negation/contrast risks on {what}s",
+        f"negation/contrast validator risks per {what} (a count per row, can exceed 1)",
+        f"Σ over {what}s of nc / Σ [{what}]", ratio(pl.col("nc").filter(rows).sum(), count(rows)),
+        averaging="pooled", blank_when=blank, higher_is_better=False)
 
 
 def _declare_rates(reg: Registry) -> None:
     from aggregator.metrics.structural import HAS_GOLD, count, ratio  # structural imports the families
 
-    _declare_subset(reg, "override_applied", pl.col("override_applied"), "applied row")
+    applied = pl.col("override_applied")
+    _declare_subset(reg, "override_applied", applied, "applied row")
     _declare_subset(reg, "override_skipped_conflict", pl.col("override_skipped_conflict"), "conflict row")
+    add = _adder(reg, pl.col("override_stats_present").any())
+    add("override_success_rate", "Override success rate",
+        "share of applied overrides on rows whose stage-1 validator risks went down at stage 2",
+        "Σ [applied ∧ resolved] / Σ [applied]", ratio(count(applied & pl.col("risk_resolved")), count(applied)),
+        averaging="pooled", blank_when="no applied row", higher_is_better=True)
     effect = pl.col("override_effect_applied")
     harmed = effect & pl.col("sd_changed") & HAS_GOLD & (pl.col("delta_f1_refpol") < 0)
-    reg.add(Metric("override_harm_rate", "Override harm rate",
-                   "share of rows with an applied override effect where the output changed and Ref-F1 fell",
-                   "Σ [effect applied ∧ changed ∧ gold ∧ dF1 < 0] / Σ [effect applied]",
-                   ratio(count(harmed), count(effect)), averaging="pooled", requires_gold=False,
-                   blank_when="no row with the override effect applied", higher_is_better=False))
-    reg.add(Metric("override_applied_and_adopted_rate", "Override effect applied rate",
-                   "share of rows where the override's effect was applied to the output",
-                   "Σ [OV.override_effect_applied is true] / N_rows", pl.col("override_effect_applied").mean(),
-                   averaging="pooled", requires_gold=False))
+    add("override_harm_rate", "Override harm rate",
+        "share of rows with an applied override effect where the output changed and Ref-F1 fell",
+        "Σ [effect applied ∧ changed ∧ gold ∧ dF1 < 0] / Σ [effect applied]", ratio(count(harmed), count(effect)),
+        averaging="pooled", blank_when="no row with the override effect applied", higher_is_better=False)
+    add("override_applied_and_adopted_rate", "Override effect applied rate",
+        "share of rows where the override's effect was applied to the output",
+        "Σ [OV.override_effect_applied is true] / N_rows", effect.mean(), averaging="pooled")
     ev_meaning = "share of rows where an applied override was then not adopted because its EV was below threshold"
-    reg.add(Metric("override_applied_but_ev_rejected_rate", "Override EV-rejected rate (compat)", ev_meaning,
-                   "Σ [applied ∧ meta.adopt_decision = not_adopted ∧ meta.adopt_reason = ev_below_threshold] / N_rows",
-                   pl.col("override_ev_rejected").mean(), averaging="pooled", requires_gold=False,
-                   compat="reads adopt_decision/adopt_reason from the top-level meta, where scorecards never store "
-                          "them (they live in runtime.parsed_output.meta): 0 in every real run (quirk Q10)"))
-    reg.add(Metric("override_applied_but_ev_rejected_rate_fixed", "Override EV-rejected rate", ev_meaning,
-                   "Σ [applied ∧ PO.meta.adopt_decision = not_adopted ∧ PO.meta.adopt_reason = ev_below_threshold]"
-                   " / N_rows", pl.col("override_ev_rejected_fixed").mean(), averaging="pooled",
-                   requires_gold=False, fixes="override_applied_but_ev_rejected_rate"))
+    add("override_applied_but_ev_rejected_rate", "Override EV-rejected rate (compat)", ev_meaning,
+        "Σ [applied ∧ meta.adopt_decision = not_adopted ∧ meta.adopt_reason = ev_below_threshold] / N_rows",
+        pl.col("override_ev_rejected").mean(), averaging="pooled",
+        compat="reads adopt_decision/adopt_reason from the top-level meta, where scorecards never store "
+               "them (they live in runtime.parsed_output.meta): 0 in every real run (quirk Q10)")
+    add("override_applied_but_ev_rejected_rate_fixed", "Override EV-rejected rate", ev_meaning,
+        "Σ [applied ∧ PO.meta.adopt_decision = not_adopted ∧ PO.meta.adopt_reason = ev_below_threshold] / N_rows",
+        pl.col("override_ev_rejected_fixed").mean(), averaging="pooled", fixes="override_applied_but_ev_rejected_rate")
 
 
 def _declare_side(reg: Registry) -> None:
@@ -249,5 +277,5 @@ FAMILY = Family(
     declare=declare,
     fields=_Fields,
     side_file=SIDE,
-    requires=("stage_change", "grounding"),
+    requires=("stage_change", "grounding", "validator"),
 )

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from aggregator.metrics.structural import build_registry
 from scorecards.errors import InputError
 from tests.scorecard_rows import evaluate_rows, item, row
 
@@ -21,6 +22,10 @@ FAMILIES = ("override",)
 SIDE = "override_gate_debug_summary.json"
 EV_REJECTED = {"adopt_decision": "not_adopted", "adopt_reason": "ev_below_threshold"}
 FAILED_JUDGEMENT = {"sentiment_judgements": [{"aspect_term": "맛", "opinion_grounded": False}]}
+
+
+def block(stage: str, *ids: str) -> dict[str, Any]:
+    return {"stage": stage, "structural_risks": [{"risk_id": i} for i in ids]}
 
 
 def evaluate(tmp_path: Path, rows: list[dict[str, Any]], **options: Any) -> tuple[dict[str, object], pl.DataFrame]:
@@ -36,19 +41,23 @@ def with_parsed_meta(value: dict[str, Any], meta: dict[str, Any]) -> dict[str, A
 def five_rows() -> list[dict[str, Any]]:
     return [
         # applied (override_applied is true), effect applied, reason stripped; dF1 = 1 - 0 = +1; changed;
-        # EV-rejected in runtime.parsed_output.meta only (the _fixed column)
+        # EV-rejected in runtime.parsed_output.meta only (the _fixed column); r1 2 -> r2 1: resolved;
+        # nc 2 (NEGATION_SCOPE, contrast upper-cased)
         with_parsed_meta(row("k1", gold=GOLD, stage1=NEG, final=POS, stage_delta={"changed": True},
+                             validator=[block("stage1", "NEGATION_SCOPE", "X"), block("stage2", "contrast")],
                              debate={"override_stats": {"override_applied": True, "override_effect_applied": True,
                                                         "override_reason": " debate_action "}}), EV_REJECTED),
         # OV from meta (no debate): applied = 2 > 0; conflict row (skipped_conflict 1); effect applied;
         # S2 = {pos, neg} against gold pos: P 1/2, R 1, F1 2/3 -> dF1 = 2/3 - 1 = -1/3; changed (1): harm;
-        # EV-rejected in the top-level meta (Q10); a failing judgement on the final term: UNSUP
+        # EV-rejected in the top-level meta (Q10); a failing judgement on the final term: UNSUP;
+        # r1 1 -> r2 1: not resolved; nc 0
         row("k2", gold=GOLD, stage1=POS, final=POS + NEG, stage_delta={"changed": 1}, atsa=FAILED_JUDGEMENT,
+            validator=[block("stage1", "OTHER"), block("stage2", "OTHER")],
             meta={"debate_override_stats": {"applied": 2, "skipped_conflict": 1, "override_effect_applied": True,
                                             "override_reason": "risk_resolved"}, **EV_REJECTED}),
         # override_applied 1 is not `true` and applied 0: not applied; skipped_conflict "3" -> conflict row;
-        # effect 1 is not `true`; dF1 = 0; skip reasons summed
-        row("k3", gold=GOLD, stage1=POS, final=POS,
+        # effect 1 is not `true`; dF1 = 0; skip reasons summed; nc 1
+        row("k3", gold=GOLD, stage1=POS, final=POS, validator=[block("stage2", "Contrast_x")],
             debate={"override_stats": {"override_applied": 1, "applied": 0, "skipped_conflict": "3",
                                        "override_effect_applied": 1}},
             meta={"debate_override_skip_reasons": {"action_ambiguity": 2, "L3_conservative": 1}}),
@@ -101,13 +110,25 @@ def test_subset_rates(tmp_path: Path) -> None:
     assert metrics["override_applied_unsupported_polarity_rate"] == pytest.approx(1 / 3)  # k2 of k1, k2, k4
     assert metrics["override_skipped_conflict_unsupported_polarity_rate"] == pytest.approx(1 / 2)  # k2 of k2, k3
     assert metrics["override_harm_rate"] == pytest.approx(1 / 2)  # effect k1, k2; k2 changed with dF1 < 0
+    assert metrics["override_success_rate"] == pytest.approx(1 / 3)  # k1 resolved, of k1, k2, k4
+    assert metrics["override_applied_negation_contrast_failure_rate"] == pytest.approx(2 / 3)  # (2 + 0 + 0) / 3
+    assert metrics["override_skipped_conflict_negation_contrast_failure_rate"] == pytest.approx(1 / 2)  # (0 + 1) / 2
+
+
+def test_nc_per_applied_row_can_exceed_one(tmp_path: Path) -> None:
+    rows = [row("k1", final=POS, validator=[block("stage1", "NEGATION", "CONTRAST", "NEGATION_2")],
+                debate={"override_stats": {"applied": 1}})]
+    metrics, _ = evaluate(tmp_path, rows)
+    assert metrics["override_applied_negation_contrast_failure_rate"] == 3.0
+    assert metrics["override_success_rate"] == 1.0  # r1 3 > 0 and r2 0 < r1: resolved
 
 
 def test_no_applied_or_conflict_row_gives_blanks(tmp_path: Path) -> None:
     metrics, _ = evaluate(tmp_path, [row("k1", gold=GOLD, final=POS), row("k2", final=POS)])
     for name in ("override_applied_delta_f1_mean", "override_applied_unsupported_polarity_rate",
                  "override_skipped_conflict_delta_f1_mean", "override_skipped_conflict_unsupported_polarity_rate",
-                 "override_harm_rate"):
+                 "override_harm_rate", "override_success_rate", "override_applied_negation_contrast_failure_rate",
+                 "override_skipped_conflict_negation_contrast_failure_rate"):
         assert metrics[name] is None, name
     for name in ("override_applied_rate", "override_applied_and_adopted_rate",
                  "override_applied_but_ev_rejected_rate", "override_applied_but_ev_rejected_rate_fixed"):
@@ -192,3 +213,12 @@ def test_rates_are_shares_of_per_sample_flags(tmp_path: Path, samples: list[Any]
     for name in ("override_applied_rate", "override_applied_and_adopted_rate", "override_harm_rate",
                  "override_applied_unsupported_polarity_rate"):
         assert metrics[name] is None or 0.0 <= metrics[name] <= 1.0  # type: ignore[operator]
+
+
+def test_absent_override_fields_are_reported(tmp_path: Path) -> None:
+    _, table = evaluate(tmp_path, [row("k1", final=POS)])
+    absent = set(build_registry(FAMILIES).absent_fields(table))
+    assert {"override_applied_n", "override_harm_rate", "override_skipped_conflict_L3_conservative"} <= absent
+    _, table = evaluate(tmp_path, [row("k1", final=POS, debate={"override_stats": {"applied": 0}})])
+    absent = set(build_registry(FAMILIES).absent_fields(table))
+    assert "override_applied_n" not in absent and "override_skipped_conflict_L3_conservative" in absent
