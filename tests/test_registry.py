@@ -28,7 +28,7 @@ FAMILIES: dict[str, tuple[str, float, float]] = {
               r"|ref_(fill|valid|coverage)_rate(_s2)?|(precision|recall)_explicit|ote_null_rate)", 0, 1),
     "per_tuple": (r"invalid_\w+_rate", 0, float("inf")),
 }
-PYTHON_TYPES: dict[str, type] = {"int": int, "float": float, "bool": bool}
+PYTHON_TYPES: dict[str, type] = {"int": int, "float": float, "bool": bool, "str": str}
 
 
 def families_of(name: str) -> list[str]:

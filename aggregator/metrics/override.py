@@ -79,7 +79,10 @@ class _ParsedMeta(msgspec.Struct, gc=False):
 
 
 class _ParsedOutput(msgspec.Struct, gc=False):
-    meta: Obj[_ParsedMeta] = None
+    meta: msgspec.Raw = msgspec.Raw()
+
+
+_PARSED_META = msgspec.json.Decoder(Obj[_ParsedMeta])
 
 
 class _Runtime(msgspec.Struct, gc=False):
@@ -143,7 +146,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     skips = section(meta.debate_override_skip_reasons) if meta is not None else None
     runtime = data.runtime
     parsed = section(runtime.parsed_output) if runtime is not None else None
-    parsed_meta = section(parsed.meta) if parsed is not None else None
+    parsed_meta = section(_PARSED_META.decode(parsed.meta)) if parsed is not None and parsed.meta else None
     return (
         ov is not None,
         skips is not None,
@@ -176,7 +179,7 @@ def _adder(reg: Registry, present: pl.Expr) -> Callable[..., None]:
 
 
 def _declare_counts(reg: Registry) -> None:
-    from aggregator.metrics.structural import count  # structural imports the families
+    from aggregator.metrics.exprs import count
 
     add = _adder(reg, pl.col("override_stats_present").any())
     applied = pl.col("override_applied")
@@ -201,7 +204,7 @@ def _declare_counts(reg: Registry) -> None:
 
 def _declare_subset(reg: Registry, prefix: str, rows: pl.Expr, what: str) -> None:
     """The outcome columns of one subset of rows (applied or conflict rows)."""
-    from aggregator.metrics.structural import HAS_GOLD, count, ratio  # structural imports the families
+    from aggregator.metrics.exprs import HAS_GOLD, count, ratio
 
     add = _adder(reg, pl.col("override_stats_present").any())
     blank = f"no {what}"
@@ -219,7 +222,7 @@ def _declare_subset(reg: Registry, prefix: str, rows: pl.Expr, what: str) -> Non
 
 
 def _declare_rates(reg: Registry) -> None:
-    from aggregator.metrics.structural import HAS_GOLD, count, ratio  # structural imports the families
+    from aggregator.metrics.exprs import HAS_GOLD, count, ratio
 
     applied = pl.col("override_applied")
     _declare_subset(reg, "override_applied", applied, "applied row")

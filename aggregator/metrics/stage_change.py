@@ -136,7 +136,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import count, ratio  # structural imports the families
+    from aggregator.metrics.exprs import count, ratio
 
     changed = pl.col("sd_changed")
     n_changed = count(changed)
