@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +24,7 @@ from aggregator.outputs.metadata import RunMetadata
 if TYPE_CHECKING:
     import polars as pl
 
-MetricValue = bool | int | float | None
+MetricValue = bool | int | float | str | None
 
 
 class RunResult(RunMetadata):
@@ -63,10 +65,13 @@ def aggregate_run(
     skip_bad_lines: bool = False,
     outdir: str | os.PathLike[str] | None = None,
     workers: int | None = None,
+    families: Sequence[str] | None = None,
     spreadsheet_safe: bool = False,
 ) -> RunResult:
     """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
 
+    ``families`` names the metric families to compute (default: all; the core is always in
+    force; unknown names raise ``UnknownFamily``, a ``ValueError``).
     ``profile`` keeps the rows of one profile; ``skip_bad_lines`` skips and lists bad lines
     instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
     (CSV, Markdown, Parquet, metadata, ``report.html``), ``spreadsheet_safe`` as
@@ -79,6 +84,7 @@ def aggregate_run(
     from aggregator.lookalikes import note_near_matches
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
+    from aggregator.metrics.families import selection
     from aggregator.pipeline import evaluate_run
 
     arguments.path("path", path)
@@ -87,8 +93,10 @@ def aggregate_run(
     if outdir is not None:
         arguments.path("outdir", outdir)
     arguments.optional_whole("workers", workers, 1, arguments.MAX_WORKERS)
+    arguments.optional_names("families", families)
     arguments.flag("spreadsheet_safe", spreadsheet_safe)
-    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers)
+    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers,
+                              families=selection(families))
     note_near_matches(evaluation)
     written: list[Path] = []
     if outdir is not None:

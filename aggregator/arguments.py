@@ -41,6 +41,17 @@ def optional_text(name: str, value: object) -> str | None:
     return value
 
 
+def optional_names(name: str, value: object) -> None:
+    """``value`` is None or a list of strings (one string is refused: its characters are not names)."""
+    if value is None:
+        return
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a list of names or None, got {value!r}")
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise TypeError(f"{name}[{index}] must be a string, got {item!r}")
+
+
 def path(name: str, value: object) -> str | os.PathLike[str]:
     """``value`` when it is a path (a string or an ``os.PathLike``)."""
     if not isinstance(value, (str, os.PathLike)):

@@ -33,6 +33,9 @@ from aggregator.terminal import say, say_json
                    "several, several small runs are shared among them.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the metrics as JSON on stdout (an array of them for several runs).")
+@click.option("--families", metavar="NAME,...",
+              help="Metric families to compute, comma-separated (e.g. core,conflict) [default: all]; "
+                   "the core columns are always written. See docs/metrics.md.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout and no progress bar on stderr.")
 @spreadsheet_safe_option
 @user_errors
@@ -43,14 +46,15 @@ def run_command(
     skip_bad_lines: bool,
     workers: int | None,
     as_json: bool,
+    families: str | None,
     quiet: bool,
     spreadsheet_safe: bool,
 ) -> None:
     """Compute structural_metrics.csv and friends for each RUN (a run directory or scorecards file)."""
     targets = output_dirs(runs, outdir)
     refuse_overwriting_inputs(runs, targets)
-    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet,
-                         as_json=as_json, spreadsheet_safe=spreadsheet_safe)
+    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet, as_json=as_json,
+                         families=family_selection(families), spreadsheet_safe=spreadsheet_safe)
     payloads: list[dict[str, object]] = []
     failed = 0
     for outcome in outcomes(runs, targets, options):
@@ -73,6 +77,19 @@ def run_command(
         sys.exit(EXIT_USER_ERROR)
     if failed:
         fail(f"{failed} of {len(runs)} runs failed (each named above)")
+
+
+def family_selection(text: str | None) -> tuple[str, ...] | None:
+    """``--families a,b`` as a selection (None: all); an unknown name is a one-line error naming the known ones."""
+    if text is None:
+        return None
+    from aggregator.metrics.families import UnknownFamily, selection
+
+    try:
+        return selection(text.split(","))
+    except UnknownFamily as exc:
+        fail(f"--families: {exc}")
+        raise
 
 
 def default_outdir(run: Path) -> Path:

@@ -32,7 +32,9 @@ def run_facts(evaluation: RunEvaluation) -> list[Fact]:
         Fact("Rows aggregated", note=f"{evaluation.rows_aggregated}; with gold: {evaluation.metrics['N_gold']}"),
     ]
     if evaluation.profile:
-        facts.append(Fact("Profile", (evaluation.profile,)))
+        fallback = "(matched no row: every row aggregated, as the research tool did)"
+        facts.append(Fact("Profile", (evaluation.profile,), fallback if evaluation.profile_fallback else ""))
+    facts += [Fact("Side file", (name,), "read" if used else "absent") for name, used in evaluation.side_files.items()]
     if evaluation.skipped:
         facts.append(Fact("Bad lines skipped", note=f"{len(evaluation.skipped)} (see run_metadata.json)"))
     return facts

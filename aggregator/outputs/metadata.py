@@ -23,6 +23,15 @@ class SkippedLine(BaseModel):
     reason: str = Field(description="why the line was rejected")
 
 
+class SideFileUse(BaseModel):
+    """A side file a metric family reads next to the scorecards."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="file name, in the scorecards' directory")
+    used: bool = Field(description="it was present and read (not read when --profile matched no row)")
+
+
 class RunMetadata(BaseModel):
     """Provenance of one aggregation (read-only)."""
 
@@ -40,6 +49,9 @@ class RunMetadata(BaseModel):
     rows_skipped: int = Field(description="bad lines skipped (--skip-bad-lines)")
     skipped_lines: tuple[SkippedLine, ...] = Field((), description="every skipped line")
     warnings: Frozen[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
+    families: tuple[str, ...] = Field((), description="metric families in force (core always)")
+    profile_fallback: bool = Field(False, description="--profile matched no row, so every row was aggregated")
+    side_files: tuple[SideFileUse, ...] = Field((), description="side files of the families in force")
     workers: int = Field(description="processes that decoded the input")
     seconds: float = Field(description="wall time of reading and computing")
     spreadsheet_safe: bool = Field(

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata import RunMetadata, SkippedLine, git_commit
+from aggregator.outputs.metadata import RunMetadata, SideFileUse, SkippedLine, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
 from aggregator.outputs.names import (
     METADATA_JSON,
@@ -52,6 +51,9 @@ def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -
         rows_skipped=len(evaluation.skipped),
         skipped_lines=[SkippedLine(line=bad.line, reason=bad.reason) for bad in evaluation.skipped],
         warnings=evaluation.warnings,
+        families=list(evaluation.families),
+        profile_fallback=evaluation.profile_fallback,
+        side_files=[SideFileUse(name=name, used=used is not None) for name, used in evaluation.side_files.items()],
         workers=evaluation.workers,
         seconds=round(evaluation.seconds, 4),
         spreadsheet_safe=spreadsheet_safe,
@@ -71,10 +73,11 @@ def run_files(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -> d
         parquet = polars_writer.submit(parquet_bytes, per_sample)
         csv = polars_writer.submit(csv_bytes, per_sample, spreadsheet_safe=spreadsheet_safe)
         markdown = metrics_markdown(
-            STRUCTURAL, evaluation.metrics, title="Structural metrics", names=evaluation.run_ids, facts=facts
+            evaluation.registry, evaluation.metrics, title="Structural metrics", names=evaluation.run_ids, facts=facts
         )
         metrics = metrics_csv([evaluation.metrics])
-        metadata = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe).model_dump_json(indent=2).encode("utf-8") + b"\n"
+        provenance = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe)
+        metadata = provenance.model_dump_json(indent=2).encode("utf-8") + b"\n"
         report = run_report(evaluation, facts)
         return {
             METRICS_CSV: metrics,
