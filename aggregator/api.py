@@ -100,7 +100,7 @@ def aggregate_run(
     note_near_matches(evaluation)
     written: list[Path] = []
     if outdir is not None:
-        files = run_files(evaluation, spreadsheet_safe=spreadsheet_safe)
+        files = run_files(evaluation, spreadsheet_safe=spreadsheet_safe, streamed=True)
         written = write_outputs(outdir, files, inputs=[evaluation.input_path])
     result = RunResult(
         **run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe).model_dump(),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,15 +87,14 @@ def evaluate_run(
         from aggregator.metrics.families import resolve
         from aggregator.metrics.registry import RunContext
         from aggregator.metrics.structural import build_registry
-        from aggregator.per_sample import build_table, filter_profile
-        from aggregator.sample_values import columns_for
+        from aggregator.per_sample import filter_profile, table_of_blocks
         from aggregator.side_files import read_side_files
 
         if while_reading is not None:
             while_reading()
         read = pending.result()
-        all_rows = build_table(read.items, [line for *_, line in read.ids], columns_for(families))
-        read.items = []  # the per-sample tuples now live in the table; free them before writing
+        all_rows = table_of_blocks(read.items, read.lines, read.kept)  # consumes the blocks
+        read.lines = array("q")
     table = filter_profile(all_rows, profile)
     fallback = table.height == 0
     if fallback:

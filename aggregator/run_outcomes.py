@@ -68,7 +68,7 @@ def aggregate_one(run: Path, target: Path, options: RunOptions) -> tuple[RunEval
     from aggregator.outputs.run_files import run_files
 
     note_near_matches(evaluation)
-    files = run_files(evaluation, spreadsheet_safe=options.spreadsheet_safe)
+    files = run_files(evaluation, spreadsheet_safe=options.spreadsheet_safe, streamed=True)
     return evaluation, write_outputs(target, files, inputs=[evaluation.input_path])
 
 

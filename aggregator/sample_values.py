@@ -7,7 +7,10 @@ picklable (it holds family names only) and tells the reader which typed schema t
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Collection, Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -17,6 +20,30 @@ from aggregator.sample_counts import COLUMNS, Column, sample_counts
 from scorecards.record import SampleRecord
 from scorecards.schema import Row
 from scorecards.schema_merge import merge_structs
+
+if TYPE_CHECKING:
+    import polars as pl
+
+Block = list[object]
+_TYPECODES = {"int": "q", "float": "d", "bool": "b"}
+
+
+def pack_rows(rows: list[tuple[object, ...]], columns: tuple[Column, ...]) -> Block:
+    """``rows`` (tuples in ``columns`` order) as one container per column: an array where every
+    value fits one (no None, no value of another type), else a list. Runs where Polars may not
+    be imported (a forked decoding process), so it uses none."""
+    block: Block = []
+    values_of = zip(*rows) if rows else (() for _ in columns)
+    for column, values in zip(columns, values_of):
+        code = _TYPECODES.get(column.kind)
+        if code is not None:
+            try:
+                block.append(array(code, values))
+                continue
+            except (TypeError, OverflowError):
+                pass
+        block.append(list(values))
+    return block
 
 
 @cache
@@ -46,6 +73,24 @@ class SampleEvaluator:
 
     def row_decoder(self) -> msgspec.json.Decoder:
         return decoder_for(self.names)
+
+    def pack(self, rows: list[tuple[object, ...]]) -> Block:
+        """A block of rows as columns, in the decoding process (:mod:`aggregator.row_blocks`)."""
+        return pack_rows(rows, columns_for(self.names))
+
+    def load(self, block: Block) -> pl.DataFrame:
+        """A packed block as a frame, in this process."""
+        from aggregator.row_blocks import frame_of
+
+        return frame_of(block, columns_for(self.names))
+
+    def duplicates(
+        self, frames: list[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
+    ) -> tuple[list[tuple[int, int, str, str, str]], Sequence[int] | None]:
+        """The duplicate rows among the loaded blocks (:func:`aggregator.row_blocks.duplicates`)."""
+        from aggregator.row_blocks import duplicates
+
+        return duplicates(frames, lines, excluded)
 
     def __call__(self, record: SampleRecord) -> tuple[object, ...]:
         core = sample_counts(record)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator
+from array import array
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -33,13 +34,23 @@ Identity = tuple[str, str, str, int]
 
 SCORECARDS_NAME = "scorecards.jsonl"
 MIN_PART_BYTES = 8 << 20
+MAX_PART_BYTES = 4 << 20
 MAX_DEFAULT_WORKERS = 4
+PACK_ROWS = 16_384
 
 
 def process_limit(workers: int | None) -> int:
     """How many processes to use: ``workers`` if given, else the core count, at most
     :data:`MAX_DEFAULT_WORKERS`."""
     return max(1, workers if workers is not None else min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS))
+
+
+def range_count(size: int, processes: int) -> int:
+    """How many ranges a file of ``size`` bytes is cut into for ``processes`` processes: none
+    (one range) when two would be under :data:`MIN_PART_BYTES`, else at least one per process
+    and as many as keep each under about :data:`MAX_PART_BYTES`."""
+    parts = most_ranges(size, processes, MIN_PART_BYTES)
+    return parts if parts == 1 else max(parts, -(-size // MAX_PART_BYTES))
 
 
 def decoded_serially(path: Path) -> bool:
@@ -102,10 +113,15 @@ def decode_row(raw: Line, decoder: msgspec.json.Decoder = ROW_DECODER) -> Row:
 
 @dataclass
 class Chunk(Generic[T]):
-    """What one byte range yielded; line numbers are local to the range (1-based)."""
+    """What one byte range yielded; line numbers are local to the range (1-based).
+
+    With a packing transform the rows' identities stay in the blocks and ``row_lines`` holds
+    each row's line (no Python object per row outlives its block); else ``ids`` holds them.
+    """
 
     items: list[T] = field(default_factory=list)
     ids: list[Identity] = field(default_factory=list)
+    row_lines: array[int] = field(default_factory=lambda: array("q"))
     skipped: list[tuple[int, str]] = field(default_factory=list)
     lines: int = 0
     rows: int = 0
@@ -133,14 +149,19 @@ def read_range(
     skip_bad_lines: bool,
     transform: Callable[[SampleRecord], T],
     on_bytes: Callable[[int], None] | None = None,
+    here: bool = False,
 ) -> Chunk[T]:
     """Decode the lines of ``[start, end)``; stop at the first bad one unless skipping.
 
     The cyclic garbage collector is paused meanwhile: decoded rows hold no cycles, and
-    its passes over the many small objects cost a fifth of the time.
+    its passes over the many small objects cost a fifth of the time. ``here``: this is
+    the process that keeps the result, so each packed block is loaded at once.
     """
     chunk: Chunk[T] = Chunk()
     decoder = row_decoder(transform)
+    pack = getattr(transform, "pack", None)
+    load = getattr(transform, "load", None) if here else None
+    rows: list[object] = chunk.items if pack is None else []  # type: ignore[assignment]
     with open(path, "rb") as handle:
         for local, raw in enumerate(iter_lines(handle, start, end, on_bytes), 1):
             chunk.lines = local
@@ -152,17 +173,31 @@ def read_range(
             except BadRow as exc:
                 if not skip_bad_lines:
                     chunk.error = (local, str(exc))
-                    return chunk
+                    break
                 chunk.skipped.append((local, str(exc)))
                 continue
-            chunk.items.append(transform(record))
-            chunk.ids.append((record.run_id, record.split, record.sample_key, local))
+            rows.append(transform(record))
+            if pack is None:
+                chunk.ids.append((record.run_id, record.split, record.sample_key, local))
+            else:
+                chunk.row_lines.append(local)
+            if pack is not None and len(rows) == PACK_ROWS:
+                chunk.items.append(pack(rows) if load is None else load(pack(rows)))
+                rows = []
+    if pack is not None and rows:
+        chunk.items.append(pack(rows) if load is None else load(pack(rows)))
     return chunk
 
 
 @dataclass
 class ReadResult(Generic[T]):
-    """Records (as transformed) in file order, with their identity and global line number."""
+    """Records (as transformed) in file order, with their identity and global line number.
+
+    With a packing transform, ``items`` are the loaded blocks of every decoded row, ``ids`` is
+    empty and ``lines`` holds the line of each of those rows; ``kept`` then lists the indices
+    of the rows that count (not a duplicate, not a line that is not UTF-8), None when all do.
+    Otherwise ``items`` and ``ids`` hold only the rows that count.
+    """
 
     path: Path
     items: list[T]
@@ -171,56 +206,89 @@ class ReadResult(Generic[T]):
     skipped: list[BadLine]
     workers: int
     sha256: str
+    kept: Sequence[int] | None = None
+    lines: array[int] = field(default_factory=lambda: array("q"))
 
 
-def _merge(path: Path, chunks: list[Chunk[T]], scan: FileScan, skip_bad_lines: bool, workers: int) -> ReadResult[T]:
+Duplicate = tuple[int, int, str, str, str]
+"""(line, line of the first row of that identity, run id, split, sample key) of a duplicate row."""
+FindDuplicates = Callable[[list[T], "array[int]", Collection[int]], tuple[list[Duplicate], Sequence[int] | None]]
+"""A packing transform's ``duplicates(blocks, lines, excluded)``: the duplicate rows of the loaded
+blocks (rows on ``excluded`` lines left out), in line order, and the indices of the rows that
+count (None: all)."""
+
+
+def _duplicates(ids: list[Identity], excluded: Collection[int]) -> tuple[list[Duplicate], list[int] | None]:
+    """:data:`FindDuplicates` of identities in file order."""
+    seen: dict[tuple[str, str], dict[str, int]] = {}  # by (run, split), then key: no tuple per row
+    found: list[Duplicate] = []
+    keep: list[int] = []
+    for index, (run, split, key, line) in enumerate(ids):
+        if line in excluded:
+            continue
+        first = seen.setdefault((run, split), {}).setdefault(key, line)
+        if first == line:
+            keep.append(index)
+        else:
+            found.append((line, first, run, split, key))
+    return found, None if len(keep) == len(ids) else keep
+
+
+def _duplicate(path: Path, line: int, first: int, run: str, split: str, key: str) -> BadLine:
+    where = f" in split {quoted(split)}" if split else ""
+    return BadLine(str(path), line, f"duplicate sample key {quoted(key)}{where} of run {quoted(run)} (first at line {first})")
+
+
+def _merge(
+    path: Path,
+    chunks: list[Chunk[T]],
+    scan: FileScan,
+    skip_bad_lines: bool,
+    workers: int,
+    find_duplicates: FindDuplicates[T] | None = None,
+) -> ReadResult[T]:
     """Join the ranges' results in file order; the scan's non-UTF-8 lines are bad whatever
-    the decoder made of them (the UTF-8 rule comes first)."""
+    the decoder made of them (the UTF-8 rule comes first). Of rows with one identity the
+    first counts, the others are duplicates (found by the packing transform's
+    ``find_duplicates`` in its blocks, else here). A strict run fails at its first bad line.
+    """
     items: list[T] = []
     ids: list[Identity] = []
+    lines = array("q")
     skipped: list[BadLine] = [BadLine(str(path), line, reason) for line, reason in scan.invalid.items()]
-    first_error: BadLine | None = None
+    errors: list[BadLine] = []
+    if scan.invalid and not skip_bad_lines:
+        first_invalid = min(scan.invalid)
+        errors.append(BadLine(str(path), first_invalid, scan.invalid[first_invalid]))  # first: wins a tie
     offset = rows = 0
     for chunk in chunks:
         items.extend(chunk.items)
-        ids.extend((run, split, key, offset + line) for run, split, key, line in chunk.ids)
         skipped.extend(
             BadLine(str(path), offset + line, reason) for line, reason in chunk.skipped if offset + line not in scan.invalid
         )
-        if chunk.error is not None and first_error is None:
-            first_error = BadLine(str(path), offset + chunk.error[0], chunk.error[1])
+        if chunk.error is not None:
+            errors.append(BadLine(str(path), offset + chunk.error[0], chunk.error[1]))
+        ids.extend((run, split, key, offset + line) for run, split, key, line in chunk.ids)
+        lines.extend(offset + line for line in chunk.row_lines)
+        chunk.items, chunk.ids, chunk.row_lines = [], [], array("q")
         offset += chunk.lines
         rows += chunk.rows
-    if scan.invalid and not skip_bad_lines:
-        first_invalid = min(scan.invalid)
-        if first_error is None or first_invalid <= first_error.line:
-            first_error = BadLine(str(path), first_invalid, scan.invalid[first_invalid])
-    seen: dict[tuple[str, str, str], int] = {}
-    keep: list[int] = []
-    for index, (run, split, key, line) in enumerate(ids):
-        if line in scan.invalid:
-            continue
-        first = seen.setdefault((run, split, key), line)
-        if first == line:
-            keep.append(index)
-            continue
-        where = f" in split {quoted(split)}" if split else ""
-        bad = BadLine(str(path), line, f"duplicate sample key {quoted(key)}{where} of run {quoted(run)} (first at line {first})")
-        if not skip_bad_lines:
-            if first_error is None or bad.line < first_error.line:
-                first_error = bad
-            break
-        skipped.append(bad)
-    if first_error is not None:
-        raise BadLineError(first_error)
-    if len(keep) < len(ids):
-        items = [items[i] for i in keep]
-        ids = [ids[i] for i in keep]
+    if find_duplicates is None:
+        found, kept = _duplicates(ids, scan.invalid)
+    else:
+        found, kept = find_duplicates(items, lines, scan.invalid)
+    duplicates = [_duplicate(path, *duplicate) for duplicate in found]
+    (skipped if skip_bad_lines else errors).extend(duplicates)
+    if errors:
+        raise BadLineError(min(errors, key=lambda bad: bad.line))
+    if kept is not None and find_duplicates is None:
+        items = [items[i] for i in kept]
+        ids = [ids[i] for i in kept]
     skipped.sort(key=lambda bad: bad.line)
-    if not items:
+    if (len(kept) if kept is not None else len(ids) + len(lines)) == 0:
         detail = f" ({len(skipped)} bad lines skipped)" if skipped else ""
         raise InputError(f"{path}: no rows to aggregate{detail}")
-    return ReadResult(path, items, ids, rows, skipped, workers, scan.sha256)
+    return ReadResult(path, items, ids, rows, skipped, workers, scan.sha256, None if find_duplicates is None else kept, lines)
 
 
 class PendingRead(Generic[T]):
@@ -239,12 +307,15 @@ class PendingRead(Generic[T]):
         self._transform = transform
         self._on_bytes = on_bytes
         self._run_id = default_run_id(path)
-        self._ranges = split_ranges(str(path), process_limit(workers), MIN_PART_BYTES)
+        processes = process_limit(workers)
+        parts = range_count(path.stat().st_size, processes)
+        self._ranges = split_ranges(str(path), parts, min(MIN_PART_BYTES, MAX_PART_BYTES // 2))
+        self._processes = min(processes, len(self._ranges))
         self._pool: ProcessPoolExecutor | None = None
         self._futures: list[Future[Chunk[T]]] = []
         if len(self._ranges) > 1:
             context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-            self._pool = ProcessPoolExecutor(len(self._ranges), mp_context=context)
+            self._pool = ProcessPoolExecutor(self._processes, mp_context=context)
             self._futures = [
                 self._pool.submit(read_range, str(path), a, b, self._run_id, skip_bad_lines, transform, on_bytes)
                 for a, b in self._ranges
@@ -252,20 +323,35 @@ class PendingRead(Generic[T]):
         self._scanner = ThreadPoolExecutor(1)  # after the forks: no thread may run while forking
         self._scan = self._scanner.submit(scan_file, str(path), first_only=not skip_bad_lines)
 
+    def _loaded(self, chunk: Chunk[T]) -> Chunk[T]:
+        """``chunk`` (from a decoding process) with its packed blocks loaded, each freed once loaded."""
+        load = getattr(self._transform, "load", None)
+        if load is not None:
+            blocks, chunk.items = chunk.items, []
+            while blocks:
+                chunk.items.append(load(blocks.pop(0)))
+        return chunk
+
     def result(self) -> ReadResult[T]:
         try:
             if self._pool is None:
                 (start, end), = self._ranges
-                chunks = [read_range(str(self.path), start, end, self._run_id, self._skip, self._transform, self._on_bytes)]
+                chunks = [read_range(
+                    str(self.path), start, end, self._run_id, self._skip, self._transform, self._on_bytes, here=True
+                )]
             else:
                 try:
-                    chunks = [future.result() for future in self._futures]
+                    futures, self._futures = self._futures, []  # a done future would keep its chunk
+                    chunks = []
+                    while futures:
+                        chunks.append(self._loaded(futures.pop(0).result()))
                 finally:
                     self._pool.shutdown(cancel_futures=True)
             scan = self._scan.result()
         finally:
             self._scanner.shutdown(cancel_futures=True)
-        return _merge(self.path, chunks, scan, self._skip, len(self._ranges))
+        find_duplicates = getattr(self._transform, "duplicates", None)
+        return _merge(self.path, chunks, scan, self._skip, self._processes, find_duplicates)
 
 
 def start_read(

@@ -139,7 +139,13 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def _grouped(rows: pl.DataFrame) -> pl.DataFrame | None:
-    """Per case key: its size and whether each compared column agrees; None when T < 2."""
+    """Per case key: its size and whether each compared column agrees; None when T < 2.
+
+    Whether any key repeats is asked first: grouping a million single-row cases with four
+    distinct counts each held 60 MB more, at the peak of a run, to find that none repeats."""
+    keys = rows.get_column(KEY).drop_nulls()
+    if keys.n_unique() == keys.len():
+        return None
     groups = rows.filter(pl.col(KEY).is_not_null()).group_by(KEY).agg(
         pl.len().alias("size"), *(pl.col(c).n_unique().eq(1).alias(name) for name, c in COMPARED.items())
     )

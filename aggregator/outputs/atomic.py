@@ -20,10 +20,11 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from glob import escape
 from pathlib import Path
+from typing import BinaryIO
 
 try:
     import fcntl
@@ -33,6 +34,9 @@ except ImportError:  # pragma: no cover - Windows
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 NO_PERMISSION = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 NOT_A_DIRECTORY = frozenset({errno.EEXIST, errno.ENOTDIR})
+Output = bytes | Callable[[BinaryIO], None]
+"""A file's content: its bytes, or a function that writes them into an open file (a large table,
+written without its whole text in memory)."""
 TEMP_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 """The characters of the 8-character random part of a temporary name (as :func:`tempfile.mkstemp` makes them)."""
 
@@ -60,12 +64,15 @@ def is_temp_of(file_name: str, name: str) -> bool:
     return re.fullmatch(pattern, file_name) is not None
 
 
-def _stage(directory: Path, name: str, data: bytes, mode: int) -> Path:
+def _stage(directory: Path, name: str, data: Output, mode: int) -> Path:
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
     try:
         os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                data(handle)
             handle.flush()
             os.fsync(handle.fileno())
     except BaseException:
@@ -222,11 +229,11 @@ def _swap(staged: list[tuple[Path, Path]]) -> None:
 
 def write_outputs(
     directory: str | os.PathLike[str],
-    files: Mapping[str, bytes],
+    files: Mapping[str, Output],
     *,
     inputs: Iterable[str | os.PathLike[str]] = (),
 ) -> list[Path]:
-    """Write ``{file name: content}`` into ``directory`` as one set; return the final paths.
+    """Write ``{file name: content}`` (:data:`Output`) into ``directory`` as one set; return the final paths.
 
     All files are staged first; only when every one is on disk are they renamed into
     place (in the mapping's order), each previous output kept until all renames succeeded

@@ -20,7 +20,7 @@ from aggregator.pipeline import RunEvaluation
 from aggregator.report import charts
 from aggregator.report.html import esc, page
 from aggregator.report.metric_tables import metric_rows_table, metrics_details
-from aggregator.report.samples import sample_payload
+from aggregator.report.samples import capped_payload
 from aggregator.units import UNITS
 from aggregator.version import __version__
 
@@ -127,6 +127,18 @@ def _chart_rows(values: dict[str, object], counts: dict[str, dict[str, int]]) ->
     return f1, moves
 
 
+def _cap_note(shown: int, total: int) -> str:
+    """Says when the sample table holds only some samples, and where all of them are."""
+    if shown == total:
+        return ""
+    return (
+        f'<p class="warning" id="samples-capped">This table shows the first {shown:,} of {total:,} samples '
+        "(in sample-key order; long texts cut with …) to keep this page small. Every sample, in full, is in "
+        "<code>per_sample.parquet</code> and <code>per_sample.csv</code> beside this report; the headline, the "
+        "charts and every metric above count all of them.</p>"
+    )
+
+
 def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -> bytes:
     """The run's ``report.html`` as bytes, with ``facts`` (default: :func:`~aggregator.outputs.facts.run_facts`)."""
     values = evaluation.metrics
@@ -135,6 +147,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
     units = [UNIT_LABELS[u] for u in UNITS]
     n_gold = values["N_gold"]
     run_name = ", ".join(evaluation.run_ids)
+    samples, shown = capped_payload(evaluation.table, {u: UNIT_NAMES[u] for u in UNITS})
     no_gold = (
         '<p class="warning">No sample has gold: F1, fix and break metrics are undefined (N/A) for this input.</p>'
         if not values.get("gold_available") else ""
@@ -163,6 +176,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
   <h2>Samples</h2>
   <p class="note">Each tuple reads <em>ref</em> · “term” · polarity. Pick a unit to see its transition and F1 per
   sample; the filters count samples with gold under that unit. Misses are samples wrong at the final stage.</p>
+  {_cap_note(shown, evaluation.table.height)}
   <div id="sample-table"></div>
 </section>
 <section id="appendix">
@@ -180,6 +194,6 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
             "stage_f1": charts.stage_f1(f1_rows, units=units),
             "transitions": charts.transitions(move_rows, units=units),
         },
-        "samples": sample_payload(evaluation.table, {u: UNIT_NAMES[u] for u in UNITS}),
+        "samples": samples,
     }
     return page(title=f"{run_name} — run report", body=body, data=data)

@@ -6,6 +6,12 @@ depends on the order of the input's lines (no line numbers), so shuffled input g
 the same page. The tuple columns are already canonical JSON text
 (:func:`aggregator.sample_counts.tuples_text`) and are spliced in as raw JSON rather
 than decoded and encoded again.
+
+The page stays small whatever the input: :func:`shown_samples` keeps at most
+:data:`MAX_SAMPLES` samples, in sample-key order, whose data fit in :data:`MAX_SAMPLE_BYTES`
+once encoded; a text longer than :data:`MAX_TEXT` characters (a key, a ref, a term) is
+cut with ``…`` and a cell keeps at most :data:`MAX_TUPLES` tuples. The page says so and
+points to ``per_sample.parquet``, which holds every sample in full.
 """
 
 from __future__ import annotations
@@ -16,9 +22,59 @@ import msgspec
 import polars as pl
 
 from aggregator.per_sample import TRANSITIONS
+from aggregator.report.html import script_json
 
 TUPLE_COLUMNS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}
 DIGITS = 4
+MAX_SAMPLES = 20_000
+MAX_SAMPLE_BYTES = 16 << 20
+"""The sample table's data in the page at most (with the 0.8 MB of vendored charting code and the
+rest of the page, report.html stays well under 25 MB)."""
+MAX_TEXT = 200
+MAX_TUPLES = 50
+CUT = "…"
+_TUPLES = msgspec.json.Decoder(list[list[str]])
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + CUT
+
+
+def _cut_tuples(text: str) -> str:
+    """A tuple cell of at most :data:`MAX_TUPLES` tuples of texts of at most :data:`MAX_TEXT` characters."""
+    tuples = _TUPLES.decode(text)
+    kept = [[_cut(part) for part in triple] for triple in tuples[:MAX_TUPLES]]
+    if len(tuples) > MAX_TUPLES:
+        kept.append([CUT, f"{len(tuples) - MAX_TUPLES} more tuples in per_sample.parquet", ""])
+    return msgspec.json.encode(kept).decode()
+
+
+def _cut_texts(table: pl.DataFrame) -> pl.DataFrame:
+    """``table`` with long keys and run ids cut, and tuple cells of more than ``3 × MAX_TUPLES × MAX_TEXT``
+    characters cut (:func:`_cut_tuples`)."""
+    table = table.with_columns(
+        pl.when(pl.col(c).str.len_chars() > MAX_TEXT).then(pl.col(c).str.slice(0, MAX_TEXT) + CUT).otherwise(pl.col(c))
+        for c in ("sample_key", "run_id")
+    )
+    for column in TUPLE_COLUMNS.values():
+        long = table.get_column(column).str.len_chars() > 3 * MAX_TUPLES * MAX_TEXT
+        if long.any():
+            cut = [_cut_tuples(text) if is_long else text for text, is_long in zip(table.get_column(column), long)]
+            table = table.with_columns(pl.Series(column, cut, dtype=pl.String))
+    return table
+
+
+def capped_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> tuple[dict[str, object], int]:
+    """The page's sample data and how many samples it holds: the first ones in sample-key order
+    within :data:`MAX_SAMPLES` and :data:`MAX_SAMPLE_BYTES` (measured encoded), texts cut (module doc)."""
+    several_runs = table.get_column("run_id").n_unique() > 1
+    count = min(table.height, MAX_SAMPLES)
+    while True:
+        payload = sample_payload(_cut_texts(table.head(count)), unit_names, several_runs=several_runs)
+        size = len(script_json(payload))
+        if size <= MAX_SAMPLE_BYTES or count <= 1:
+            return payload, count
+        count = max(1, min(count - 1, int(count * MAX_SAMPLE_BYTES / size * 0.95)))
 
 
 def _json(column: pl.Series) -> msgspec.Raw:
@@ -36,11 +92,14 @@ def _raw_json(column: pl.Series) -> msgspec.Raw:
     return msgspec.Raw(msgspec.json.encode([msgspec.Raw(text) for text in column.to_list()]))
 
 
-def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[str, object]:
+def sample_payload(
+    table: pl.DataFrame, unit_names: Mapping[str, str], *, several_runs: bool | None = None
+) -> dict[str, object]:
     """``{"key", "run"?, "has_gold", "changed", "gold", "s1", "s2", "units": {unit: {...}}}``.
 
-    ``run`` is present only when the input holds several runs. Per unit: its display
-    ``name``, the ``transition`` of every sample and its F1 at both stages (``DIGITS`` decimals).
+    ``run`` is present only when the input holds several runs (``several_runs``; default: the
+    table does). Per unit: its display ``name``, the ``transition`` of every sample and its F1
+    at both stages (``DIGITS`` decimals).
     """
     run_ids = table.get_column("run_id")
     payload: dict[str, object] = {
@@ -49,7 +108,7 @@ def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[s
         "changed": _json(table.get_column("changed")),
         "transitions": list(TRANSITIONS),
     }
-    if run_ids.n_unique() > 1:
+    if several_runs if several_runs is not None else run_ids.n_unique() > 1:
         payload["run"] = _json(run_ids)
     payload.update((short, _raw_json(table.get_column(column))) for short, column in TUPLE_COLUMNS.items())
     scores = table.select(
