@@ -94,13 +94,14 @@ class Registry:
     def names(self) -> list[str]:
         return list(self._metrics)
 
+    @staticmethod
+    def expression(metric: Metric) -> pl.Expr:
+        """What :meth:`compute` evaluates for ``metric``: its expression, blank without gold when it requires gold."""
+        return pl.when(pl.col("n_gold").sum() > 0).then(metric.expr) if metric.requires_gold else metric.expr
+
     def compute(self, table: pl.DataFrame) -> dict[str, object]:
         """Evaluate every metric over a per-sample table; None marks a blank value."""
-        gold_available = pl.col("n_gold").sum() > 0
-        exprs = [
-            (pl.when(gold_available).then(m.expr) if m.requires_gold else m.expr).alias(m.name)
-            for m in self
-        ]
+        exprs = [self.expression(m).alias(m.name) for m in self]
         row = table.select(exprs).row(0, named=True)
         return {m.name: _python_value(row[m.name], m.kind) for m in self}
 

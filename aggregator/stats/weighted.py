@@ -1,0 +1,250 @@
+"""Registry metrics as functions of weighted sums over samples, so that any of them can be resampled.
+
+Every metric of the registry is a Polars aggregation over the per-sample table. Most are built from
+``sum``, ``mean``, ``count`` and ``len`` of per-sample (row-wise) expressions, combined by scalar
+arithmetic: macro means, micro F1 of summed counts, ratios of sums. Such a metric is a function
+``F(s_1, …, s_L)`` of *leaf sums* ``s_j = Σ_i w_i · x_ij`` over samples i, with every weight
+``w_i = 1`` in the run itself. A bootstrap replicate only changes the weights (how often each
+sample is drawn), so the replicate values of every metric are ``F(W @ X)``: one matrix product
+of the ``(resamples × n)`` draw counts with the ``(n × L)`` leaf matrix, then ``F`` evaluated by
+Polars row-wise over a frame of leaf sums. Nothing is re-declared: the metric's own serialized
+expression is rewritten, each aggregation node replaced by a column of leaf sums.
+
+Leaves (``x`` a row-wise expression, nulls left out as Polars does):
+
+- ``len()`` → Σ w;  ``x.sum()`` → Σ w·x;  ``x.count()`` → Σ w·[x not null];
+- ``x.mean()`` → Σ w·x / Σ w·[x not null] (null when no value);
+- ``x.filter(c)`` inside them → ``x`` where ``c`` holds, else null.
+
+A metric is *not resampled* (with the reason kept) when it is not such a function: another
+aggregation (max, n_unique, …), an aggregation nested in a row-wise part, a row-wise part that
+does not commute with drawing rows (shift, rank, window), a run-level metric, or a rewritten form
+that does not give the metric's own value on the run. :func:`compile_metrics` checks the last two
+on a real table, so a metric is either resampled exactly or reported as not resampled.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from aggregator.metrics.registry import Metric, Registry
+
+Node = object
+_ROW_LOCAL_CHECK_SEED = 20240601
+_REL_TOL = 1e-9
+
+
+class NotResampled(ValueError):
+    """The metric is not a function of weighted sums; the message says why."""
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One aggregation node: ``kind`` sum/mean/count/len of the row-wise ``row`` (None for len)."""
+
+    kind: str
+    row: pl.Expr | None
+    key: str
+
+
+def _expr(node: Node) -> pl.Expr:
+    return pl.Expr.deserialize(io.StringIO(json.dumps(node)), format="json")
+
+
+def _row_expr(node: Node) -> pl.Expr:
+    """A row-wise expression; ``filter`` becomes null where its condition does not hold."""
+    if isinstance(node, dict) and "Filter" in node:
+        inner = node["Filter"]
+        return pl.when(_row_expr(inner["by"])).then(_row_expr(inner["input"]))
+    _refuse_aggregations(node)
+    return _expr(node)
+
+
+def _refuse_aggregations(node: Node) -> None:
+    if node == "Len":
+        raise NotResampled("len() inside a per-sample expression")
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("Agg", "Filter", "Window", "Slice", "Gather", "Sort", "SortBy"):
+                raise NotResampled(f"{key.lower()} inside a per-sample expression")
+            _refuse_aggregations(value)
+    elif isinstance(node, list):
+        for value in node:
+            _refuse_aggregations(value)
+
+
+@dataclass
+class _Rewriter:
+    leaves: dict[str, Leaf] = field(default_factory=dict)
+
+    def leaf(self, kind: str, inner: Node | None) -> dict[str, str]:
+        key = json.dumps([kind, inner], sort_keys=True)
+        if key not in self.leaves:
+            row = None if inner is None else _row_expr(inner)
+            self.leaves[key] = Leaf(kind, row, f"__leaf{len(self.leaves)}")
+        return {"Column": self.leaves[key].key}
+
+    def rewrite(self, node: Node) -> Node:
+        """The scalar part of an expression, each aggregation replaced by a leaf column."""
+        if node == "Len":
+            return self.leaf("len", None)
+        if isinstance(node, list):
+            return [self.rewrite(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if "Agg" in node:
+            ((agg, inner),) = node["Agg"].items()
+            if agg in ("Sum", "Mean"):
+                return self.leaf(agg.lower(), inner)
+            if agg == "Count":
+                return self.leaf("len" if inner["include_nulls"] else "count",
+                                 None if inner["include_nulls"] else inner["input"])
+            raise NotResampled(f"aggregation {agg.lower()} has no weighted form")
+        if "Column" in node or "Window" in node:
+            raise NotResampled("a per-sample column outside an aggregation")
+        return {k: self.rewrite(v) for k, v in node.items()}
+
+
+@dataclass(frozen=True)
+class WeightedMetrics:
+    """The resampled metrics of a registry as leaf sums and scalar expressions over them.
+
+    ``names[k]`` is computed by ``scalars[k]`` from the leaf-sum columns; ``not_resampled`` maps
+    every other metric to the reason. ``columns`` are the per-sample vectors whose weighted sums
+    make the leaves (a mean leaf uses two: values and presence).
+    """
+
+    names: list[str]
+    scalars: list[pl.Expr]
+    leaves: list[Leaf]
+    leaf_dtypes: list[pl.DataType]
+    not_resampled: dict[str, str]
+
+    def sample_matrix(self, table: pl.DataFrame) -> np.ndarray:
+        """``(n, C)`` float64 per-sample vectors: for each leaf its values (nulls as 0), and for a
+        mean leaf also its presence; ``len`` is a column of ones."""
+        exprs: list[pl.Expr] = []
+        for i, leaf in enumerate(self.leaves):
+            if leaf.kind == "len":
+                exprs.append(pl.lit(1.0).alias(f"v{i}"))
+                continue
+            assert leaf.row is not None
+            if leaf.kind == "count":
+                exprs.append(leaf.row.is_not_null().cast(pl.Float64).alias(f"v{i}"))
+                continue
+            exprs.append(leaf.row.cast(pl.Float64).fill_null(0.0).alias(f"v{i}"))
+            if leaf.kind == "mean":
+                exprs.append(leaf.row.is_not_null().cast(pl.Float64).alias(f"p{i}"))
+        if not exprs:
+            return np.zeros((table.height, 0))
+        frame = table.select(exprs)
+        return frame.to_numpy(order="fortran").astype(np.float64, copy=False).reshape(table.height, len(exprs))
+
+    def leaf_frame(self, sums: np.ndarray) -> pl.DataFrame:
+        """Leaf values from ``(R, C)`` column sums: a mean is values / presence (null when 0)."""
+        columns: dict[str, pl.Series] = {}
+        c = 0
+        for leaf, dtype in zip(self.leaves, self.leaf_dtypes):
+            values = sums[:, c]
+            c += 1
+            if leaf.kind == "mean":
+                present = sums[:, c]
+                c += 1
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    series = pl.Series(leaf.key, np.where(present > 0, values / present, np.nan))
+                columns[leaf.key] = series.fill_nan(None)
+                continue
+            if dtype.is_integer():
+                columns[leaf.key] = pl.Series(leaf.key, np.rint(values)).cast(dtype)
+            else:
+                columns[leaf.key] = pl.Series(leaf.key, values).cast(dtype)
+        return pl.DataFrame(columns, height=sums.shape[0])
+
+    def evaluate(self, sums: np.ndarray) -> np.ndarray:
+        """``(R, M)`` float64 metric values (NaN = undefined) from ``(R, C)`` leaf column sums."""
+        if not self.names:
+            return np.zeros((sums.shape[0], 0))
+        frame = self.leaf_frame(sums).select(
+            [e.cast(pl.Float64).alias(n) for n, e in zip(self.names, self.scalars)]
+        )
+        return frame.to_numpy().astype(np.float64).reshape(sums.shape[0], len(self.names))
+
+
+def _serialized(registry: Registry, metric: Metric) -> Node:
+    return json.loads(registry.expression(metric).meta.serialize(format="json"))
+
+
+def _row_local(expr: pl.Expr, table: pl.DataFrame, picks: np.ndarray) -> bool:
+    """Does the row-wise ``expr`` commute with drawing rows (as it must for resampling)?"""
+    whole = table.select(expr.alias("x"))
+    if whole.height != table.height:
+        return False
+    drawn = table[picks].select(expr.alias("x"))
+    return drawn.equals(whole[picks])
+
+
+def compile_metrics(registry: Registry, table: pl.DataFrame, names: Iterable[str] | None = None) -> WeightedMetrics:
+    """Rewrite the metrics ``names`` (default: every metric) of ``registry`` for resampling.
+
+    ``table`` is a real per-sample table: the leaves' types come from it, every row-wise part is
+    checked to commute with drawing rows, and every rewritten metric must give, with all weights
+    1, the value ``registry.compute(table)`` gives (else it is not resampled).
+    """
+    rewriter = _Rewriter()
+    scalars: dict[str, pl.Expr] = {}
+    not_resampled: dict[str, str] = {}
+    wanted = list(registry.names if names is None else names)
+    for name in wanted:
+        metric = registry[name]
+        if getattr(metric, "run_level", None) is not None:
+            not_resampled[name] = "run-level metric (not an expression over samples)"
+            continue
+        try:
+            scalars[name] = _expr(rewriter.rewrite(_serialized(registry, metric)))
+        except NotResampled as exc:
+            not_resampled[name] = str(exc)
+    leaves = list(rewriter.leaves.values())
+    picks = np.random.default_rng(_ROW_LOCAL_CHECK_SEED).integers(0, max(table.height, 1), table.height)
+    local = {leaf.key: leaf.row is None or _row_local(leaf.row, table, picks) for leaf in leaves}
+    dtypes = [_leaf_dtype(leaf, table) for leaf in leaves]
+    compiled = WeightedMetrics(list(scalars), list(scalars.values()), leaves, dtypes, {})
+    expected = registry.compute(table)
+    got = compiled.evaluate(compiled.sample_matrix(table).sum(axis=0, keepdims=True))[0]
+    kept = []
+    for k, name in enumerate(compiled.names):
+        uses = set(compiled.scalars[k].meta.root_names())
+        if not all(local[key] for key in uses if key in local):
+            not_resampled[name] = "a per-sample part depends on other samples"
+        elif not _same(expected[name], got[k]):
+            not_resampled[name] = "the weighted form does not reproduce the metric"
+        else:
+            kept.append(k)
+    return WeightedMetrics(
+        names=[compiled.names[k] for k in kept],
+        scalars=[compiled.scalars[k] for k in kept],
+        leaves=leaves,
+        leaf_dtypes=dtypes,
+        not_resampled={n: not_resampled[n] for n in wanted if n in not_resampled},
+    )
+
+
+def _leaf_dtype(leaf: Leaf, table: pl.DataFrame) -> pl.DataType:
+    """The type Polars gives the aggregation itself (e.g. UInt32 for the sum of a flag)."""
+    if leaf.kind == "len":
+        return table.select(pl.len()).dtypes[0]
+    assert leaf.row is not None
+    agg = {"sum": leaf.row.sum(), "mean": leaf.row.mean(), "count": leaf.row.count()}[leaf.kind]
+    return table.select(agg).dtypes[0]
+
+
+def _same(expected: object, got: float) -> bool:
+    if expected is None:
+        return bool(np.isnan(got))
+    value = float(expected)  # type: ignore[arg-type]
+    return not np.isnan(got) and abs(value - got) <= _REL_TOL * max(1.0, abs(value))
