@@ -202,7 +202,7 @@ def compile_metrics(registry: Registry, table: pl.DataFrame, names: Iterable[str
     wanted = list(registry.names if names is None else names)
     for name in wanted:
         metric = registry[name]
-        if getattr(metric, "run_level", None) is not None:
+        if metric.run_level is not None:
             not_resampled[name] = "run-level metric (not an expression over samples)"
             continue
         try:
