@@ -14,6 +14,7 @@ from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.report.comparison_report import comparison_report
 
 CSV_TABLES = ("runs", "conditions", "paired", "flips", "self_consistency")
+OPTIONAL_TABLES = ("subsets", "agreement")
 MERGED = "per_sample_merged"
 MARKDOWN = "comparison.md"
 REPORT_HTML = "report.html"
@@ -35,12 +36,22 @@ def frame_csv(frame: pl.DataFrame) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def comparison_files(result: ComparisonResult) -> dict[str, bytes]:
-    """runs.csv, conditions.csv, paired.csv, flips.csv, self_consistency.csv,
-    per_sample_merged.parquet / .csv, comparison.md and report.html."""
+def comparison_files(result: ComparisonResult, *, paper: str | None = None) -> dict[str, bytes]:
+    """runs.csv, conditions.csv, paired.csv, flips.csv, self_consistency.csv, subsets.csv (with ``--by``),
+    agreement.csv (when runs carry review labels), samples_<mode>.csv (with ``--samples``),
+    per_sample_merged.parquet / .csv, comparison.md, report.html, and with ``paper`` ("sd" or "ci")
+    paper.md / .csv / .tex."""
     files = {f"{name}.csv": frame_csv(getattr(result, name)) for name in CSV_TABLES}
+    files.update({f"{name}.csv": frame_csv(getattr(result, name)) for name in OPTIONAL_TABLES
+                  if getattr(result, name).height})
+    if result.selected is not None:
+        files[f"samples_{result.selected_mode}.csv"] = frame_csv(result.selected)
     files[f"{MERGED}.parquet"] = parquet_bytes(result.per_sample)
     files[f"{MERGED}.csv"] = csv_bytes(result.per_sample)
     files[MARKDOWN] = comparison_markdown(result).encode("utf-8")
     files[REPORT_HTML] = comparison_report(result)
+    if paper is not None:
+        from aggregator.compare.paper import paper_files
+
+        files.update(paper_files(result, paper))
     return files

@@ -33,6 +33,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "memory",
     "hf_signal",
     "agreement",
+    "sample_text",
 )
 
 

@@ -123,6 +123,8 @@ COLUMNS = (
            "tuple ids changed by ≥ 2 agents whose pre-review tuple has a non-empty ref (rows with gold refs only)"),
     Column("cda_helpful_ids", "int", "eligible ids whose pre-review pair was in S1, left S2 and is not gold"),
     Column("cda_harmful_ids", "int", "eligible ids whose pre-review pair was in S1, left S2 and is gold"),
+    Column("aar_labels", "str", "labels of review agents A, B, C per tuple id, as JSON [[A, B, C], …] in id order "
+           "(blank when the matrix cannot be built)", nullable=True),
 )
 
 
@@ -302,13 +304,13 @@ def row(inp: RowInput) -> tuple[object, ...]:
     try:
         matrix, pre = action_matrix(parsed if parsed is not None else data)
     except Unbuildable:
-        return (*head, True, 0, 0, 0, 0, 0, 0, 0, 0)
+        return (*head, True, 0, 0, 0, 0, 0, 0, 0, 0, None)
     changes = [(labels, sum(lab != KEEP for lab in labels)) for labels in matrix.values()]
     majority = sum(a == b or b == c or a == c for (a, b, c), _ in changes)
     flagged = [n for _, n in changes if n]
     cda = cda_counts(inp, [i for i, (_, n) in zip(matrix, changes) if n >= 2], pre)
     return (*head, False, len(matrix), majority, len(flagged), sum(n >= 2 or 3 - n >= 2 for n in flagged),
-            sum(n == 3 for n in flagged), *cda)
+            sum(n == 3 for n in flagged), *cda, msgspec.json.encode(list(matrix.values())).decode())
 
 
 def declare(reg: Registry) -> None:

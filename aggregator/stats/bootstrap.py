@@ -62,3 +62,16 @@ def weighted_sums(draws: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 def replicate_values(metrics: WeightedMetrics, draws: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """``(R, M)`` values of the resampled metrics on each resample (NaN = undefined there)."""
     return metrics.evaluate(weighted_sums(draws, matrix))
+
+
+def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Per column, the (1 − level)/2 and (1 + level)/2 quantiles (numpy's linear interpolation) of the
+    defined replicates: the percentile bootstrap interval (Efron & Tibshirani 1993, ch. 13). NaN
+    when no replicate is defined."""
+    tail = (1 - level) / 2
+    with np.errstate(invalid="ignore"):
+        defined = np.isfinite(replicates).any(axis=0)
+        safe = np.where(defined, replicates, 0.0) if replicates.size else replicates
+        low, high = np.nanquantile(np.where(np.isfinite(safe), safe, np.nan), [tail, 1 - tail], axis=0) \
+            if replicates.shape[0] else (np.full(replicates.shape[1], np.nan),) * 2
+    return np.where(defined, low, np.nan), np.where(defined, high, np.nan)

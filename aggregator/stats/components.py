@@ -23,6 +23,7 @@ is 0 in that resample) are left out of the variances; their count is reported.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -51,7 +52,8 @@ class ConditionReplicates:
 def _bootstrap_variance(replicates: np.ndarray, n: int) -> np.ndarray:
     """Variance over the defined resamples, times n/(n − 1); NaN with fewer than 2 defined."""
     defined = np.isfinite(replicates).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: "mean of empty slice"
         centred = replicates - np.nanmean(replicates, axis=0) if replicates.size else replicates
         variance = np.nansum(centred * centred, axis=0) / (defined - 1)
     factor = n / (n - 1) if n > 1 else np.nan
@@ -79,7 +81,8 @@ def condition_replicates(runs: Iterable[tuple[np.ndarray, np.ndarray]], n_sample
     stacked = np.stack(values)
     defined = np.isfinite(stacked)
     seeds = defined.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: "mean of empty slice"
         mean = np.where(seeds > 0, np.where(defined, stacked, 0.0).sum(axis=0) / seeds, np.nan)
         spread = np.where(defined, stacked - mean, 0.0)
         seed_variance = np.where(seeds >= 2, (spread * spread).sum(axis=0) / (seeds - 1) / seeds, np.nan)

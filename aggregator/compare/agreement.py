@@ -1,0 +1,62 @@
+"""``agreement.csv``: Fleiss' κ and Krippendorff's α of the three review agents, pooled and per condition.
+
+Where the runs' scorecards carry review actions (the review family's ``aar_labels``), the items
+are the reviewed tuple ids of every sample of the scope's runs (all runs: ``pooled``; a
+condition's runs), agents A, B and C rating each (:mod:`aggregator.stats.agreement`). The 95%
+intervals are percentile bootstrap intervals over samples: a sample's items in every run of the
+scope are drawn together (the draws of the comparison's ``--resamples`` and ``--seed``). No row
+when no run has a reviewed item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from aggregator.compare.runs import Run
+from aggregator.compare.samples import SAMPLE_ID
+from aggregator.stats.agreement import STAT_COLUMNS, agreement_registry, sample_stats
+from aggregator.stats.bootstrap import draw_counts, percentile_interval, weighted_sums
+from aggregator.stats.weighted import compile_metrics
+
+STATISTICS = ("fleiss_kappa", "krippendorff_alpha", "observed_agreement")
+SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "scope": pl.String, "n_runs": pl.Int64, "n_samples": pl.Int64, "n_items": pl.Int64,
+    **{f"{s}{suffix}": pl.Float64 for s in STATISTICS for suffix in ("", "_ci_low", "_ci_high")},
+}
+
+
+def _per_sample(runs: Sequence[Run]) -> pl.DataFrame:
+    """Per sample id, the agreement sums over the runs' rows (samples without an item left out)."""
+    parts = [r.table.select(SAMPLE_ID.alias("sample_id"), *sample_stats(pl.col("aar_labels"))) for r in runs]
+    summed = pl.concat(parts).group_by("sample_id").agg(pl.col(c).sum() for c in STAT_COLUMNS)
+    return summed.filter(pl.col("items") > 0).sort("sample_id").with_columns(pl.lit(1).alias("n_gold"))
+
+
+def _row(scope: str, runs: Sequence[Run], resamples: int, seed: int) -> dict[str, object] | None:
+    table = _per_sample(runs)
+    if table.height == 0:
+        return None
+    registry = agreement_registry()
+    weighted = compile_metrics(registry, table)
+    point = registry.compute(table)
+    replicates = weighted.evaluate(weighted_sums(draw_counts(table.height, resamples, seed),
+                                                 weighted.sample_matrix(table)))
+    low, high = percentile_interval(replicates)
+    row: dict[str, object] = {"scope": scope, "n_runs": len(runs), "n_samples": table.height,
+                              "n_items": int(table.get_column("items").sum())}
+    for k, name in enumerate(weighted.names):
+        row[name] = point[name]
+        row[f"{name}_ci_low"] = None if np.isnan(low[k]) else float(low[k])
+        row[f"{name}_ci_high"] = None if np.isnan(high[k]) else float(high[k])
+    return row
+
+
+def agreement_table(runs: Sequence[Run], conditions: Sequence[str], *, resamples: int, seed: int) -> pl.DataFrame:
+    """``pooled`` first, then each condition; empty when no run carries review labels."""
+    reviewed = [r for r in runs if "aar_labels" in r.table.columns]
+    scopes = [("pooled", reviewed)] + [(c, [r for r in reviewed if r.condition == c]) for c in conditions]
+    rows = [_row(scope, members, resamples, seed) for scope, members in scopes if members]
+    return pl.DataFrame([r for r in rows if r is not None], schema=SCHEMA, orient="row")

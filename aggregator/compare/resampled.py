@@ -1,0 +1,75 @@
+"""Every resampled metric of every run over a set of samples, reduced per condition.
+
+A condition over a sample set (indices into the comparison's sample axis, sorted) gets, per run,
+the metric values on the run's samples in that set and their bootstrap replicates: the run's
+per-sample matrix (:meth:`~aggregator.stats.weighted.WeightedMetrics.sample_matrix`) is placed on
+the set's axis, a sample the run lacks contributing nothing, and multiplied by the shared draws
+of :func:`~aggregator.stats.bootstrap.draw_counts` for the set's size. The runs are then reduced
+one at a time (:func:`~aggregator.stats.components.condition_replicates`), so memory holds one
+run's replicates and the condition's running sums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from aggregator.compare.runs import Run
+from aggregator.metrics.registry import Registry
+from aggregator.stats.bootstrap import draw_counts, weighted_sums
+from aggregator.stats.components import ConditionReplicates, condition_replicates
+from aggregator.stats.weighted import WeightedMetrics
+
+DRAW_CACHE_CELLS = 64 * 2**20
+
+
+@dataclass
+class Resampler:
+    """Replicates of the metrics ``weighted.names`` for the runs of a comparison.
+
+    ``positions[i]``: for each row of run i's table, its sample's index on the comparison's axis.
+    """
+
+    registry: Registry
+    weighted: WeightedMetrics
+    runs: Sequence[Run]
+    positions: Sequence[np.ndarray]
+    resamples: int
+    seed: int
+    _draws: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def draws(self, n: int) -> np.ndarray:
+        """The draws for n samples (kept while they fit :data:`DRAW_CACHE_CELLS`)."""
+        if n not in self._draws:
+            drawn = draw_counts(n, self.resamples, self.seed)
+            if n * self.resamples > DRAW_CACHE_CELLS:
+                return drawn
+            self._draws = {n: drawn}
+        return self._draws[n]
+
+    def run_values(self, run: int, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values (M,) of run ``run`` on its samples in ``samples``, and which table rows those are."""
+        position = self.positions[run]
+        inside = np.isin(position, samples)
+        if inside.all():
+            metrics = self.runs[run].metrics
+        else:
+            metrics = self.registry.compute(self.runs[run].table.filter(pl.Series(inside)))
+        values = np.array([np.nan if metrics[n] is None else float(metrics[n]) for n in self.weighted.names])  # type: ignore[arg-type]
+        return values, inside
+
+    def _replicated(self, rows: Sequence[int], samples: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        draws = self.draws(len(samples))
+        for run in rows:
+            values, inside = self.run_values(run, samples)
+            matrix = self.weighted.sample_matrix(self.runs[run].table.filter(pl.Series(inside)))
+            placed = np.zeros((len(samples), matrix.shape[1]))
+            placed[np.searchsorted(samples, self.positions[run][inside])] = matrix
+            yield values, self.weighted.evaluate(weighted_sums(draws, placed))
+
+    def condition(self, rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:
+        """The condition made of runs ``rows``, over the sorted sample indices ``samples``."""
+        return condition_replicates(self._replicated(rows, samples), len(samples))
