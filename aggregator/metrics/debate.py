@@ -57,6 +57,7 @@ class _Fields(msgspec.Struct, gc=False):
 
 
 COLUMNS = (
+    Column("debate_mapping_present", "bool", "MST (debate.mapping_stats, else meta.debate_mapping_stats) is a non-empty object"),
     Column("debate_map_total", "int", "tot: Σ of the int values of debate.mapping_stats (else meta.debate_mapping_stats)"),
     Column("debate_mapped", "bool", "mapped row: tot > 0"),
     Column("debate_map_covered_share", "float", "(direct + fallback) / tot on mapped rows", nullable=True),
@@ -82,10 +83,11 @@ def row(inp: RowInput) -> tuple[object, ...]:
     ov = override_stats(data)
     counters = tuple(stat(ov, key) for key in COUNTERS)
     if tot <= 0:
-        return (tot, False, None, *(None for _ in SHARES), *(0 for _ in FAILS), *counters)
+        return (bool(stats), tot, False, None, *(None for _ in SHARES), *(0 for _ in FAILS), *counters)
     direct, fallback, none = (as_int(stats.get(key)) for key in SHARES)
     fail = section(_pick(debate, meta, "mapping_fail_reasons", "debate_mapping_fail_reasons"))
     return (
+        True,
         tot,
         True,
         (direct + fallback) / tot,
@@ -101,25 +103,29 @@ def declare(reg: Registry) -> None:
     from aggregator.metrics.structural import ratio  # structural imports the families
 
     mapped = pl.col("debate_mapped")
+    present = pl.col("debate_mapping_present").any()
 
     def add(name: str, label: str, meaning: str, formula: str, expr: pl.Expr, **extra: Any) -> None:
         reg.add(Metric(name, label, meaning, formula, expr, requires_gold=False, **extra))
 
-    add("debate_mapping_coverage", "Debate mapping coverage",
+    def mapping(name: str, label: str, meaning: str, formula: str, expr: pl.Expr, **extra: Any) -> None:
+        add(name, label, meaning, formula, expr, blank_when="no mapped row", present=present, **extra)
+
+    mapping("debate_mapping_coverage", "Debate mapping coverage",
         "mean share of a row's debate rebuttals mapped to an aspect (directly or by fallback)",
         "mean over mapped rows of (direct + fallback) / tot", pl.col("debate_map_covered_share").filter(mapped).mean(),
-        averaging="macro", blank_when="no mapped row", higher_is_better=True)
+        averaging="macro", higher_is_better=True)
     for key in SHARES:
-        add(f"debate_mapping_{key}_rate", f"Debate mapping {key}",
+        mapping(f"debate_mapping_{key}_rate", f"Debate mapping {key}",
             f"mean share of a row's debate rebuttals mapped {'to no aspect' if key == 'none' else key}",
             f"mean over mapped rows of {key} / tot", pl.col(f"debate_map_{key}_share").filter(mapped).mean(),
-            averaging="macro", blank_when="no mapped row")
+            averaging="macro")
     total = pl.col("debate_map_total").filter(mapped).sum()
     for key in FAILS:
-        add(f"debate_fail_{key}_rate", f"Debate mapping failure: {key}",
+        mapping(f"debate_fail_{key}_rate", f"Debate mapping failure: {key}",
             f"mapping failures of kind {key.replace('_', ' ')} per mapped rebuttal",
             f"Σ over mapped rows of FAIL.{key} / Σ tot", ratio(pl.col(f"debate_map_fail_{key}").filter(mapped).sum(), total),
-            averaging="pooled", blank_when="no mapped row", higher_is_better=False)
+            averaging="pooled", higher_is_better=False)
     for key in COUNTERS:
         add(f"debate_override_{key}", f"Debate override {key.replace('_', ' ')}",
             f"Σ of the debate override counter {key} over all rows", f"Σ int(OV.{key})",

@@ -46,6 +46,7 @@ class _Fields(msgspec.Struct, gc=False):
 
 
 COLUMNS = (
+    Column("memory_present", "bool", "MEM (memory, else meta.memory) is an object"),
     Column("memory_k", "int", "k: memory.retrieved_k (else meta.memory) when non-zero, else the number of retrieved_ids"),
     Column("memory_used", "bool", "k > 0: the sample retrieved memory"),
     Column("memory_injected", "bool", "memory exposed to the debate with prompt_injection_chars > 0"),
@@ -78,7 +79,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     k = retrieved(mem)
     hit = injected(mem)
     trigger = ok(mem.injection_trigger_reason).lower() if hit else None
-    return (k, k > 0, hit, trigger)
+    return (mem is not None, k, k > 0, hit, trigger)
 
 
 def declare(reg: Registry) -> None:
@@ -86,6 +87,7 @@ def declare(reg: Registry) -> None:
 
     k = pl.col("memory_k").cast(pl.Float64)
     injected_rows = pl.col("memory_injected")
+    present = pl.col("memory_present").any()
     rows = [
         ("memory_used_rate", "Memory used rate", "share of rows that retrieved at least one memory",
          "Σ [k > 0] / N_rows", pl.col("memory_used").mean(), "pooled", ""),
@@ -101,13 +103,13 @@ def declare(reg: Registry) -> None:
     ]
     for name, label, meaning, formula, expr, averaging, blank in rows:
         reg.add(Metric(name, label, meaning, formula, expr, averaging=averaging, requires_gold=False,
-                       blank_when=blank))
+                       blank_when=blank, present=present))
     for trigger in TRIGGERS:
         reg.add(Metric(f"injection_trigger_{trigger}_n", f"Injections for {trigger}",
                        f"rows with memory injected because of {trigger.replace('_', ' ')}",
                        f"Σ [injected ∧ lower(ok(MEM.injection_trigger_reason)) = {trigger}]",
                        count(pl.col("memory_trigger") == trigger), kind="int", averaging="count",
-                       requires_gold=False))
+                       requires_gold=False, present=present))
 
 
 FAMILY = Family(

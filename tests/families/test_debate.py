@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from aggregator.metrics.structural import build_registry
 from tests.scorecard_rows import evaluate_rows, item, row
 
 POS = [item("본품#품질", "맛", "positive")]
@@ -112,3 +113,10 @@ def test_rates_are_means_and_shares_of_per_sample_values(tmp_path: Path, samples
         assert 0.0 <= metrics[name] <= 1.0  # type: ignore[operator]
     shares = sum(metrics[f"debate_mapping_{k}_rate"] for k in ("direct", "fallback", "none"))  # type: ignore[misc]
     assert shares == pytest.approx(1.0)  # the three keys are all of MST here
+
+
+def test_absent_mapping_stats_are_reported(tmp_path: Path) -> None:
+    _, table = evaluate(tmp_path, [row("k1", final=POS, debate={"mapping_stats": {}})])
+    assert "debate_mapping_coverage" in build_registry(FAMILIES).absent_fields(table)
+    _, table = evaluate(tmp_path, [row("k1", final=POS, debate={"mapping_stats": {"direct": 0}})])
+    assert "debate_mapping_coverage" not in build_registry(FAMILIES).absent_fields(table)

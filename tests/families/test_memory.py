@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from aggregator.metrics.structural import build_registry
 from tests.scorecard_rows import evaluate_rows, item, row
 
 POS = [item("본품#품질", "맛", "positive")]
@@ -112,3 +113,10 @@ def test_rates_are_shares_of_per_sample_flags(tmp_path: Path, samples: list[Any]
     triggers = sum(metrics[f"injection_trigger_{t}_n"] for t in ("conflict", "validator", "alignment",  # type: ignore[misc]
                                                                   "explicit_grounding_failure"))
     assert triggers <= injected.sum() <= n
+
+
+def test_absent_memory_is_reported(tmp_path: Path) -> None:
+    _, table = evaluate(tmp_path, [row("k1", final=POS), row("k2", final=POS, memory=[1])])
+    assert {"memory_used_rate", "injection_trigger_conflict_n"} <= set(build_registry(FAMILIES).absent_fields(table))
+    _, table = evaluate(tmp_path, [row("k1", final=POS, meta={"memory": mem(retrieved_k=0)})])
+    assert "memory_used_rate" not in build_registry(FAMILIES).absent_fields(table)
