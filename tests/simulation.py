@@ -94,7 +94,7 @@ def _tables(design: Design, replications: int, rng: np.random.Generator) -> pl.D
     logit = design.rate_logit + design.delta * 4 * np.arange(2).reshape(1, 2, 1, 1) + shift
     y = z & (rng.random(shape) < special.expit(logit))
     return pl.DataFrame({"x": (mu + shift + u + noise).ravel(), "y": y.ravel().astype(np.int64),
-                         "z": z.ravel().astype(np.int64)})
+                         "z": z.ravel().astype(np.int64), "n_gold": np.ones(y.size, dtype=np.int64)})
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from aggregator.compare.api import compare_runs
 from aggregator.compare.files import comparison_files
+from aggregator.metrics.structural import STRUCTURAL
 from tests.conftest import RUNS, run_cli
 
 ALL_RUNS = sorted(RUNS.iterdir())
@@ -43,14 +44,16 @@ def test_all_thirteen_runs(full: Path) -> None:
     assert FILES <= {p.name for p in full.iterdir()}
     runs = read_csv(full / "runs.csv")
     assert len(runs) == 1 + 13 and runs[0][:3] == ["run_id", "condition", "seed"]
-    conditions = {r["condition"]: r for r in csv.DictReader(open(full / "conditions.csv", encoding="utf-8"))}
+    rows = list(csv.DictReader(open(full / "conditions.csv", encoding="utf-8")))
+    assert len(rows) == 3 * len(STRUCTURAL)
+    conditions = {r["condition"]: r for r in rows}
     assert {c: (r["n_runs"], r["seeds"]) for c, r in conditions.items()} == {
         "cr_n50_m0_v2": ("3", "42 123 456"),
         "cr_n50_m1_v2": ("5", "42 101 123 456 789"),
         "cr_n50_m2_v2": ("5", "42 101 123 456 789"),
     }
     paired = list(csv.DictReader(open(full / "paired.csv", encoding="utf-8")))
-    assert len(paired) == 2 * 3 * 2 and {r["condition_a"] for r in paired} == {"cr_n50_m0_v2"}
+    assert len(paired) == 2 * len(STRUCTURAL) and {r["condition_a"] for r in paired} == {"cr_n50_m0_v2"}
     markdown = (full / "comparison.md").read_text(encoding="utf-8")
     assert "cr_n50_m0_v2 lacks seed(s) 101, 789" in markdown and "All 50 samples are present" in markdown
 

@@ -18,7 +18,7 @@ import polars as pl
 from aggregator.compare.runs import Run
 from aggregator.compare.samples import SAMPLE_ID
 from aggregator.stats.agreement import STAT_COLUMNS, agreement_registry, sample_stats
-from aggregator.stats.bootstrap import draw_counts, percentile_interval, weighted_sums
+from aggregator.stats.bootstrap import draw_counts, percentile_interval, replicate_values
 from aggregator.stats.weighted import compile_metrics
 
 STATISTICS = ("fleiss_kappa", "krippendorff_alpha", "observed_agreement")
@@ -42,8 +42,7 @@ def _row(scope: str, runs: Sequence[Run], resamples: int, seed: int) -> dict[str
     registry = agreement_registry()
     weighted = compile_metrics(registry, table)
     point = registry.compute(table)
-    replicates = weighted.evaluate(weighted_sums(draw_counts(table.height, resamples, seed),
-                                                 weighted.sample_matrix(table)))
+    replicates = replicate_values(weighted, draw_counts(table.height, resamples, seed), weighted.sample_matrix(table))
     low, high = percentile_interval(replicates)
     row: dict[str, object] = {"scope": scope, "n_runs": len(runs), "n_samples": table.height,
                               "n_items": int(table.get_column("items").sum())}

@@ -19,7 +19,7 @@ import polars as pl
 
 from aggregator.compare.runs import Run
 from aggregator.metrics.registry import Registry
-from aggregator.stats.bootstrap import draw_counts, weighted_sums
+from aggregator.stats.bootstrap import draw_counts, replicate_values
 from aggregator.stats.components import ConditionReplicates, condition_replicates
 from aggregator.stats.weighted import WeightedMetrics
 
@@ -68,7 +68,7 @@ class Resampler:
             matrix = self.weighted.sample_matrix(self.runs[run].table.filter(pl.Series(inside)))
             placed = np.zeros((len(samples), matrix.shape[1]))
             placed[np.searchsorted(samples, self.positions[run][inside])] = matrix
-            yield values, self.weighted.evaluate(weighted_sums(draws, placed))
+            yield values, replicate_values(self.weighted, draws, placed)
 
     def condition(self, rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:
         """The condition made of runs ``rows``, over the sorted sample indices ``samples``."""

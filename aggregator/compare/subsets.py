@@ -73,8 +73,11 @@ def level_expr(by: str, table: pl.DataFrame) -> pl.Expr:
         known = ", ".join(sorted(BUILT_IN))
         raise InputError(f"--by {by}: no such per-sample column (built in: {known})")
     dtype = table.schema[by]
-    if dtype == pl.Boolean or dtype == pl.String:
-        return pl.concat_list(pl.col(by).cast(pl.String)).list.drop_nulls()
+    if dtype == pl.Boolean:
+        return pl.concat_list(pl.when(pl.col(by)).then(pl.lit("True")).when(~pl.col(by)).then(pl.lit("False"))
+                              ).list.drop_nulls()
+    if dtype == pl.String:
+        return pl.concat_list(pl.col(by)).list.drop_nulls()
     raise InputError(f"--by {by}: a {dtype} column; needs a boolean or text column")
 
 

@@ -10,7 +10,8 @@ The replicate values of the metrics of a :class:`~aggregator.stats.weighted.Weig
 ``F(W @ X)``. The product runs in float32 (about twice as fast as float64 here): integer-valued
 columns (counts, flags) are summed exactly (every partial sum stays below 2**24), and other columns
 are centred first, so their sums keep about seven significant digits of the spread between
-resamples. Small products run on the caller's BLAS threads (callers keep one: many small products
+resamples; a variance or standard deviation (sums of squares less a square of sums) is summed in
+float64. Small products run on the caller's BLAS threads (callers keep one: many small products
 are fastest so, and do not stall when other processes load the machine); products of at least
 ``PARALLEL_WORK`` multiply-adds use two. Replicates only feed variances and percentiles; every point estimate is the registry's
 own float64 value.
@@ -39,29 +40,33 @@ def draw_counts(n: int, resamples: int, seed: int) -> np.ndarray:
     return out
 
 
-def weighted_sums(draws: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """``(R, C)`` float64 sums ``draws @ matrix``, computed in float32 as the module doc says."""
-    n = matrix.shape[0]
+def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | None = None) -> np.ndarray:
+    """``(R, C)`` float64 sums ``draws @ matrix``, computed in float32 as the module doc says, but for the
+    columns of ``precise`` (a boolean mask; all of them when True), summed in float64."""
+    n, width = matrix.shape
+    exact = np.zeros(width, dtype=bool) if precise is None else np.broadcast_to(precise, (width,))
     integral = np.all(matrix == np.rint(matrix), axis=0) & (np.abs(matrix).max(axis=0, initial=0.0) * n < EXACT_LIMIT)
     centre = np.where(integral, 0.0, matrix.mean(axis=0) if n else 0.0)
-    constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(matrix.shape[1], dtype=bool)
-    sums = np.empty((draws.shape[0], matrix.shape[1]))
+    constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(width, dtype=bool)
+    sums = np.empty((draws.shape[0], width))
     sums[:, constant] = matrix[0, constant] * n if n else 0.0
-    varying = ~constant
-    if varying.any():
-        shifted = (matrix[:, varying] - centre[varying]).astype(np.float32)
+    for columns, dtype in ((~constant & ~exact, np.float32), (~constant & exact, np.float64)):
+        if not columns.any():
+            continue
+        shifted = (matrix[:, columns] - centre[columns]).astype(dtype)
+        weights = draws if draws.dtype == dtype else draws.astype(dtype)
         if draws.shape[0] * shifted.size >= PARALLEL_WORK:
             with threadpool_limits(limits=2, user_api="blas"):
-                product = draws @ shifted
+                product = weights @ shifted
         else:
-            product = draws @ shifted
-        sums[:, varying] = product.astype(np.float64) + centre[varying] * n
+            product = weights @ shifted
+        sums[:, columns] = product.astype(np.float64) + centre[columns] * n
     return sums
 
 
 def replicate_values(metrics: WeightedMetrics, draws: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """``(R, M)`` values of the resampled metrics on each resample (NaN = undefined there)."""
-    return metrics.evaluate(weighted_sums(draws, matrix))
+    return metrics.evaluate(weighted_sums(draws, matrix, metrics.precise_columns()))
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -122,7 +122,23 @@ def mean_inference(condition: ConditionReplicates) -> Inference:
 
 
 def contrast_inference(a: ConditionReplicates, b: ConditionReplicates) -> Inference:
-    """The interval and p-value of mean_b − mean_a over the same samples (paired draws)."""
+    """The interval and p-value of mean_b − mean_a over the same samples (paired draws).
+
+    Two conditions that are the same runs (equal means, seed variances and every replicate) differ
+    by exactly 0: Δ 0, interval [0, 0], p 1, set explicitly rather than left to the seed components
+    (which would treat the copies as independent seeds).
+    """
     assert a.n_samples == b.n_samples
-    return _infer(b.mean - a.mean, [(a.seed_variance, a.seeds), (b.seed_variance, b.seeds)],
-                  b.replicates - a.replicates, a.interaction + b.interaction, a.n_samples)
+    inference = _infer(b.mean - a.mean, [(a.seed_variance, a.seeds), (b.seed_variance, b.seeds)],
+                       b.replicates - a.replicates, a.interaction + b.interaction, a.n_samples)
+    same = ((a.mean == b.mean) & (a.seeds == b.seeds)
+            & ((a.seed_variance == b.seed_variance) | (np.isnan(a.seed_variance) & np.isnan(b.seed_variance)))
+            & np.all((a.replicates == b.replicates) | (np.isnan(a.replicates) & np.isnan(b.replicates)), axis=0))
+    if not same.any():
+        return inference
+    i = inference.interval
+    zero = np.where(same, 0.0, np.nan)
+    return Inference(
+        Interval(np.where(same, 0.0, i.estimate), np.where(same, 0.0, i.se), np.where(same, zero, i.ci_low),
+                 np.where(same, zero, i.ci_high), np.where(same, 1.0, i.p_value)),
+        np.where(same, np.nan, inference.seed_share), inference.resamples_defined)

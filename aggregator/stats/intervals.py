@@ -12,7 +12,8 @@ one component it is the Student t interval. The p-value of H0: true value 0 is t
 interval inverts: the smallest α at which the interval excludes 0, the root of ``h(α) = |θ|``
 (h falls from ∞ to 0 as α goes from 0 to 1). "The 95% interval excludes 0" holds exactly when
 "p < 0.05": the root is found to 1e-15 and a row at the boundary is put on the side its interval
-is on. With every component 0, the interval is [θ, θ] and p is 1 when θ = 0, else 0.
+is on. An estimate of exactly 0 has p 1. With every component 0, the interval is [θ, θ] and p is
+0 when θ ≠ 0.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def combine(estimate: np.ndarray, components: Sequence[Component]) -> Interval:
     low, high = estimate - half, estimate + half
     varies = total > 0
     p = _inverted_p(np.where(varies, estimate, 0.0), components) if components else np.ones(estimate.shape)
-    p = np.where(varies, np.minimum(p, 1.0), np.where(estimate == 0, 1.0, 0.0))
+    p = np.where(estimate == 0, 1.0, np.where(varies, np.minimum(p, 1.0), 0.0))
     excludes = (low > 0) | (high < 0)
     p = np.where(excludes & (p >= ALPHA), np.nextafter(ALPHA, 0.0), p)
     p = np.where(~excludes & (p < ALPHA), ALPHA, p)

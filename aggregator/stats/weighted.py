@@ -14,6 +14,8 @@ Leaves (``x`` a row-wise expression, nulls left out as Polars does):
 
 - ``len()`` → Σ w;  ``x.sum()`` → Σ w·x;  ``x.count()`` → Σ w·[x not null];
 - ``x.mean()`` → Σ w·x / Σ w·[x not null] (null when no value);
+- ``x.var(ddof)`` → (Σ w·x² − (Σ w·x)² / N) / (N − ddof) with N = Σ w·[x not null] (null when
+  N ≤ ddof); ``x.std(ddof)`` its square root;
 - ``x.filter(c)`` inside them → ``x`` where ``c`` holds, else null.
 
 A metric is *not resampled* (with the reason kept) when it is not such a function: another
@@ -46,11 +48,17 @@ class NotResampled(ValueError):
 
 @dataclass(frozen=True)
 class Leaf:
-    """One aggregation node: ``kind`` sum/mean/count/len of the row-wise ``row`` (None for len)."""
+    """One aggregation node: ``kind`` sum/mean/count/len/var/std of the row-wise ``row`` (None for len)."""
 
     kind: str
     row: pl.Expr | None
     key: str
+    ddof: int = 0
+
+    @property
+    def width(self) -> int:
+        """How many per-sample vectors the leaf sums: values, presence for a mean, squares for a spread."""
+        return {"mean": 2, "var": 3, "std": 3}.get(self.kind, 1)
 
 
 def _expr(node: Node) -> pl.Expr:
@@ -83,11 +91,11 @@ def _refuse_aggregations(node: Node) -> None:
 class _Rewriter:
     leaves: dict[str, Leaf] = field(default_factory=dict)
 
-    def leaf(self, kind: str, inner: Node | None) -> dict[str, str]:
-        key = json.dumps([kind, inner], sort_keys=True)
+    def leaf(self, kind: str, inner: Node | None, ddof: int = 0) -> dict[str, str]:
+        key = json.dumps([kind, inner, ddof], sort_keys=True)
         if key not in self.leaves:
             row = None if inner is None else _row_expr(inner)
-            self.leaves[key] = Leaf(kind, row, f"__leaf{len(self.leaves)}")
+            self.leaves[key] = Leaf(kind, row, f"__leaf{len(self.leaves)}", ddof)
         return {"Column": self.leaves[key].key}
 
     def rewrite(self, node: Node) -> Node:
@@ -102,6 +110,9 @@ class _Rewriter:
             ((agg, inner),) = node["Agg"].items()
             if agg in ("Sum", "Mean"):
                 return self.leaf(agg.lower(), inner)
+            if agg in ("Std", "Var"):
+                inner, ddof = node["Agg"][agg]
+                return self.leaf(agg.lower(), inner, int(ddof))
             if agg == "Count":
                 return self.leaf("len" if inner["include_nulls"] else "count",
                                  None if inner["include_nulls"] else inner["input"])
@@ -138,13 +149,23 @@ class WeightedMetrics:
             if leaf.kind == "count":
                 exprs.append(leaf.row.is_not_null().cast(pl.Float64).alias(f"v{i}"))
                 continue
-            exprs.append(leaf.row.cast(pl.Float64).fill_null(0.0).alias(f"v{i}"))
-            if leaf.kind == "mean":
+            value = leaf.row.cast(pl.Float64)
+            if leaf.kind in ("var", "std"):
+                value = value - value.mean()  # a spread does not depend on a shift; its sums cancel less so
+            exprs.append(value.fill_null(0.0).alias(f"v{i}"))
+            if leaf.kind in ("mean", "var", "std"):
                 exprs.append(leaf.row.is_not_null().cast(pl.Float64).alias(f"p{i}"))
+            if leaf.kind in ("var", "std"):
+                exprs.append(value.pow(2).fill_null(0.0).alias(f"q{i}"))
         if not exprs:
             return np.zeros((table.height, 0))
         frame = table.select(exprs)
         return frame.to_numpy(order="fortran").astype(np.float64, copy=False).reshape(table.height, len(exprs))
+
+    def precise_columns(self) -> np.ndarray:
+        """Which columns of :meth:`sample_matrix` must be summed in float64 (those of a spread)."""
+        return np.concatenate([np.full(leaf.width, leaf.kind in ("var", "std")) for leaf in self.leaves]) \
+            if self.leaves else np.zeros(0, dtype=bool)
 
     def leaf_frame(self, sums: np.ndarray) -> pl.DataFrame:
         """Leaf values from ``(R, C)`` column sums: a mean is values / presence (null when 0)."""
@@ -152,14 +173,11 @@ class WeightedMetrics:
         c = 0
         for leaf, dtype in zip(self.leaves, self.leaf_dtypes):
             values = sums[:, c]
-            c += 1
-            if leaf.kind == "mean":
-                present = sums[:, c]
-                c += 1
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    series = pl.Series(leaf.key, np.where(present > 0, values / present, np.nan))
-                columns[leaf.key] = series.fill_nan(None)
+            if leaf.kind in ("mean", "var", "std"):
+                columns[leaf.key] = pl.Series(leaf.key, _spread(leaf, sums[:, c:c + leaf.width])).fill_nan(None)
+                c += leaf.width
                 continue
+            c += 1
             if dtype.is_integer():
                 columns[leaf.key] = pl.Series(leaf.key, np.rint(values)).cast(dtype)
             else:
@@ -174,6 +192,17 @@ class WeightedMetrics:
             [e.cast(pl.Float64).alias(n) for n, e in zip(self.names, self.scalars)]
         )
         return frame.to_numpy().astype(np.float64).reshape(sums.shape[0], len(self.names))
+
+
+def _spread(leaf: Leaf, sums: np.ndarray) -> np.ndarray:
+    """A mean, variance or standard deviation from its (values, presence[, squares]) sums; NaN when undefined."""
+    values, present = sums[:, 0], sums[:, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if leaf.kind == "mean":
+            return np.where(present > 0, values / present, np.nan)
+        spread = np.maximum(sums[:, 2] - values * values / present, 0.0) / (present - leaf.ddof)
+        spread = np.where(present > leaf.ddof, spread, np.nan)
+    return np.sqrt(spread) if leaf.kind == "std" else spread
 
 
 def _serialized(registry: Registry, metric: Metric) -> Node:
@@ -239,7 +268,9 @@ def _leaf_dtype(leaf: Leaf, table: pl.DataFrame) -> pl.DataType:
     if leaf.kind == "len":
         return table.select(pl.len()).dtypes[0]
     assert leaf.row is not None
-    agg = {"sum": leaf.row.sum(), "mean": leaf.row.mean(), "count": leaf.row.count()}[leaf.kind]
+    if leaf.kind in ("mean", "var", "std"):
+        return pl.Float64()
+    agg = {"sum": leaf.row.sum(), "count": leaf.row.count()}[leaf.kind]
     return table.select(agg).dtypes[0]
 
 
