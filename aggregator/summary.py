@@ -28,11 +28,15 @@ def summary_lines(evaluation: RunEvaluation) -> list[str]:
 
 
 def metrics_payload(evaluation: RunEvaluation) -> dict[str, object]:
-    """What ``--json`` prints for a run: ``{"run_ids", "input", "rows_aggregated", "rows_skipped", "metrics"}``."""
+    """What ``--json`` prints for a run: ``{"run_ids", "input", "rows_aggregated", "rows_skipped", "metrics",
+    "intervals"}`` (``intervals``: :func:`aggregator.run_intervals.intervals_payload`)."""
+    from aggregator.run_intervals import intervals_payload
+
     return {
         "run_ids": evaluation.run_ids,
         "input": str(evaluation.input_path),
         "rows_aggregated": evaluation.rows_aggregated,
         "rows_skipped": len(evaluation.skipped),
         "metrics": evaluation.metrics,
+        "intervals": intervals_payload(evaluation),
     }

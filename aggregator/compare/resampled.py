@@ -19,7 +19,7 @@ import polars as pl
 
 from aggregator.compare.runs import Run
 from aggregator.metrics.registry import Registry
-from aggregator.stats.bootstrap import draw_counts, replicate_values
+from aggregator.stats.bootstrap import draw_counts, iter_draws, replicate_values
 from aggregator.stats.components import ConditionReplicates, condition_replicates
 from aggregator.stats.weighted import WeightedMetrics
 
@@ -41,13 +41,12 @@ class Resampler:
     seed: int
     _draws: dict[int, np.ndarray] = field(default_factory=dict)
 
-    def draws(self, n: int) -> np.ndarray:
-        """The draws for n samples (kept while they fit :data:`DRAW_CACHE_CELLS`)."""
+    def draws(self, n: int) -> np.ndarray | Iterator[np.ndarray]:
+        """The draws for n samples: kept while they fit :data:`DRAW_CACHE_CELLS`, else drawn again in blocks."""
+        if n * self.resamples > DRAW_CACHE_CELLS:
+            return iter_draws(n, self.resamples, self.seed)
         if n not in self._draws:
-            drawn = draw_counts(n, self.resamples, self.seed)
-            if n * self.resamples > DRAW_CACHE_CELLS:
-                return drawn
-            self._draws = {n: drawn}
+            self._draws = {n: draw_counts(n, self.resamples, self.seed)}
         return self._draws[n]
 
     def run_values(self, run: int, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -62,8 +61,8 @@ class Resampler:
         return values, inside
 
     def _replicated(self, rows: Sequence[int], samples: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        draws = self.draws(len(samples))
         for run in rows:
+            draws = self.draws(len(samples))
             values, inside = self.run_values(run, samples)
             matrix = self.weighted.sample_matrix(self.runs[run].table.filter(pl.Series(inside)))
             placed = np.zeros((len(samples), matrix.shape[1]))

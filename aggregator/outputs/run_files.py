@@ -67,6 +67,14 @@ def run_facts(evaluation: RunEvaluation) -> list[str]:
     return facts
 
 
+def with_intervals(markdown: str, evaluation: RunEvaluation) -> str:
+    """The Markdown table with the headline intervals (:mod:`aggregator.run_intervals`) after its facts."""
+    from aggregator.run_intervals import intervals_markdown
+
+    head, sep, rest = markdown.partition("\n## ")
+    return head + "\n" + intervals_markdown(evaluation) + sep.lstrip("\n") + rest if sep else markdown
+
+
 def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
     """structural_metrics.csv / _table.md, per_sample.parquet / .csv, run_metadata.json and report.html.
 
@@ -79,6 +87,7 @@ def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
         parquet = polars_writer.submit(parquet_bytes, per_sample)
         csv = polars_writer.submit(csv_bytes, per_sample)
         markdown = metrics_markdown(evaluation.registry, evaluation.metrics, title=title, facts=run_facts(evaluation))
+        markdown = with_intervals(markdown, evaluation)
         metrics = metrics_csv([evaluation.metrics])
         metadata = run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n"
         report = run_report(evaluation)

@@ -19,6 +19,7 @@ from aggregator.pipeline import RunEvaluation
 from aggregator.report import charts
 from aggregator.report.html import esc, page
 from aggregator.report.metric_tables import metric_rows_table, metrics_details
+from aggregator.run_intervals import intervals_html
 from aggregator.report.samples import sample_payload
 from aggregator.units import UNITS
 from aggregator.version import __version__
@@ -150,6 +151,7 @@ def run_report(evaluation: RunEvaluation) -> bytes:
   <p class="note">Means over the {esc(n_gold)} samples with gold. A sample is <em>correct</em> when its precision and
   recall are both 1 under the unit. Fix rate = fix / (fix + still); break rate = break / (break + keep);
   net gain = (fix − break) / N. N/A: undefined for this input. Hover a column for its definition.</p>
+  {intervals_html(evaluation)}
 </section>
 <section id="charts" class="grid2">
   <figure><figcaption>Stage 1 vs final, per unit</figcaption><div class="chart" data-chart="stage_f1"></div></figure>

@@ -19,25 +19,37 @@ own float64 value.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from aggregator.stats.weighted import WeightedMetrics
 
 BLOCK = 1000
+BLOCK_CELLS = 2 * 10**7
 EXACT_LIMIT = 2**24
 PARALLEL_WORK = 10**8
 
 
+def block_rows(n: int) -> int:
+    """Resamples drawn at a time for n samples: at most :data:`BLOCK`, and about :data:`BLOCK_CELLS` counts."""
+    return max(1, min(BLOCK, BLOCK_CELLS // max(n, 1)))
+
+
+def iter_draws(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """The rows of :func:`draw_counts` in blocks of :func:`block_rows` (float32), so that memory stays small."""
+    rng = np.random.default_rng(seed)
+    step = block_rows(n)
+    for start in range(0, resamples, step):
+        size = min(step, resamples - start)
+        drawn = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+        yield np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n).astype(np.float32)
+
+
 def draw_counts(n: int, resamples: int, seed: int) -> np.ndarray:
     """``(resamples, n)`` float32 draw counts; each row sums to n."""
-    rng = np.random.default_rng(seed)
-    out = np.empty((resamples, n), dtype=np.float32)
-    for start in range(0, resamples, BLOCK):
-        size = min(BLOCK, resamples - start)
-        drawn = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
-        out[start:start + size] = np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n)
-    return out
+    return np.concatenate(list(iter_draws(n, resamples, seed))) if resamples else np.zeros((0, n), np.float32)
 
 
 def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | None = None) -> np.ndarray:
@@ -64,9 +76,13 @@ def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | N
     return sums
 
 
-def replicate_values(metrics: WeightedMetrics, draws: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """``(R, M)`` values of the resampled metrics on each resample (NaN = undefined there)."""
-    return metrics.evaluate(weighted_sums(draws, matrix, metrics.precise_columns()))
+def replicate_values(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.ndarray], matrix: np.ndarray,
+                     *, precise: bool = False) -> np.ndarray:
+    """``(R, M)`` values of the resampled metrics on each resample (NaN = undefined there); ``draws``
+    is a draw matrix or its blocks (:func:`iter_draws`); ``precise`` sums every column in float64."""
+    mask = np.ones(matrix.shape[1], dtype=bool) if precise else metrics.precise_columns()
+    blocks = [draws] if isinstance(draws, np.ndarray) else draws
+    return metrics.evaluate(np.concatenate([weighted_sums(block, matrix, mask) for block in blocks]))
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -243,7 +243,9 @@ def compile_metrics(registry: Registry, table: pl.DataFrame, names: Iterable[str
     local = {leaf.key: leaf.row is None or _row_local(leaf.row, table, picks) for leaf in leaves}
     dtypes = [_leaf_dtype(leaf, table) for leaf in leaves]
     compiled = WeightedMetrics(list(scalars), list(scalars.values()), leaves, dtypes, {})
-    expected = registry.compute(table)
+    row = table.select(registry.expression(registry[n]).alias(n) for n in compiled.names).row(0, named=True) \
+        if compiled.names else {}
+    expected = {n: row[n] for n in compiled.names}
     got = compiled.evaluate(compiled.sample_matrix(table).sum(axis=0, keepdims=True))[0]
     kept = []
     for k, name in enumerate(compiled.names):
