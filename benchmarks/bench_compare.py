@@ -1,15 +1,23 @@
-"""Benchmark of ``aggregate compare`` on synthetic per-sample tables: 100 runs x 5,000 samples.
+"""Benchmark of ``aggregate compare`` on synthetic per-sample tables: 100 runs x 5,000 samples, every column.
 
-Synthetic runs stand in for read scorecards: each run's counts table (every column of
-``aggregator.sample_counts.COLUMNS``, random but consistent counts, final tuple sets drawn from
-a per-sample pool so seeds partly agree) goes through the core's ``derive`` and
-``STRUCTURAL.compute`` like a real run. The timed part is what ``aggregate compare`` does after
-reading: ``compare_loaded`` (cube, conditions, paired bootstrap + permutation, flips,
-self-consistency, merged table), ``comparison_files`` (CSV, Parquet, Markdown) and
-``write_outputs``. Reading scorecards is the core's job and benchmarked by ``bench.py``.
+Synthetic runs stand in for read scorecards, with every per-sample column of the core and of
+every metric family, so that every registry metric is summarised, resampled and contrasted:
+
+- ``--shape real`` (default): each run's rows are drawn with replacement from the rows of the 13
+  vendored real runs (tests/fixtures/runs), keyed as samples 0 … n−1: the columns vary, or stay
+  constant, as in real runs, and the review labels feed the agreement table;
+- ``--shape random`` (worst case): the core's counts as before (random but consistent counts, final
+  tuple sets from a per-sample pool so seeds partly agree) and every family column random
+  (integers 0–2, flags, shares), so that no column is constant.
+
+Each table goes through the core's ``derive`` (random shape) and ``STRUCTURAL.compute`` like a
+real run. The timed part is what ``aggregate compare`` does after reading: ``compare_loaded``
+(every metric per condition with its interval, contrasts, agreement, flips, self-consistency,
+merged table), ``comparison_files`` (CSV, Parquet, Markdown, HTML) and ``write_outputs``.
+Reading scorecards is the core's job and benchmarked by ``bench.py``.
 
     python benchmarks/bench_compare.py                      # 100 runs (20 conditions x 5 seeds), 5,000 samples
-    python benchmarks/bench_compare.py --conditions 10 --seeds 10 --repeat 3
+    python benchmarks/bench_compare.py --shape random --conditions 10 --seeds 10 --repeat 3
 """
 
 from __future__ import annotations
@@ -29,15 +37,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from aggregator.compare.api import compare_loaded  # noqa: E402
 from aggregator.compare.files import comparison_files  # noqa: E402
-from aggregator.compare.runs import Run  # noqa: E402
+from aggregator.compare.runs import Run, load_runs  # noqa: E402
+from aggregator.metrics.registry import RunContext  # noqa: E402
 from aggregator.metrics.structural import STRUCTURAL  # noqa: E402
 from aggregator.outputs.atomic import write_outputs  # noqa: E402
 from aggregator.per_sample import derive  # noqa: E402
-from aggregator.sample_counts import COLUMNS  # noqa: E402
+from aggregator.sample_values import columns_for  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
 
 POOL = 4
 POLARITIES = ("positive", "negative", "neutral")
+FIXTURE_RUNS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "runs"
+COLUMNS = columns_for(None)
 
 
 def tuple_texts(samples: int) -> list[list[str]]:
@@ -59,6 +70,7 @@ def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.r
         "profile": ["paper_main"] * n,
         "has_gold": np.ones(n, dtype=bool),
         "n_gold": gold, "n_gold_explicit": gold, "n_gold_implicit": np.zeros(n, dtype=np.int64),
+        "split": ["valid"] * n,
         "stage1_source": ["stage1_tuples"] * n, "final_source": ["final_tuples"] * n,
         "implicit_eligible": np.zeros(n, dtype=bool),
     }
@@ -76,21 +88,38 @@ def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.r
             values[column.name] = gold - values[column.name[:-3] + "_tp"]
         elif column.kind == "int":
             values[column.name] = rng.integers(0, 3, n)
+        elif column.kind == "bool":
+            values[column.name] = rng.random(n) < 0.3
+        elif column.kind == "float":
+            values[column.name] = rng.random(n)
         else:
             values[column.name] = [None] * n
-    schema = {c.name: {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean}[c.kind] for c in COLUMNS}
+    schema = {c.name: {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}[c.kind]
+              for c in COLUMNS}
     return derive(pl.DataFrame(values, schema=schema))
 
 
-def synthetic_runs(conditions: int, seeds: int, samples: int) -> list[Run]:
+def real_shaped_table(run_id: str, pool: pl.DataFrame, samples: int, rng: np.random.Generator) -> pl.DataFrame:
+    """``samples`` rows drawn with replacement from the real runs' rows, keyed as samples 0 … n−1."""
+    rows = pool[rng.integers(0, pool.height, samples)]
+    return rows.with_columns(pl.Series("sample_key", [f"sample-{j:06d}" for j in range(samples)]),
+                             pl.lit(run_id).alias("run_id")).rechunk()
+
+
+def synthetic_runs(conditions: int, seeds: int, samples: int, shape: str = "real") -> list[Run]:
     rng = np.random.default_rng(12345)
-    texts = tuple_texts(samples)
+    texts = tuple_texts(samples) if shape == "random" else []
+    pool = pl.concat([r.table for r in load_runs(sorted(FIXTURE_RUNS.iterdir()))]) if shape == "real" else None
     runs = []
     for c in range(conditions):
         for s in range(seeds):
             run_id = f"bench_m{c:02d}__seed{s}_proposed"
-            table = synthetic_table(run_id, 0.4 + 0.2 * c / max(conditions - 1, 1), texts, rng)
-            runs.append(Run(run_id, f"bench_m{c:02d}", s, Path("synthetic"), table, STRUCTURAL.compute(table)))
+            if pool is not None:
+                table = real_shaped_table(run_id, pool, samples, rng)
+            else:
+                table = synthetic_table(run_id, 0.4 + 0.2 * c / max(conditions - 1, 1), texts, rng)
+            metrics = STRUCTURAL.compute(table, RunContext(all_rows=table))
+            runs.append(Run(run_id, f"bench_m{c:02d}", s, Path("synthetic"), table, metrics))
     return runs
 
 
@@ -101,11 +130,13 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5000)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--shape", choices=("real", "random"), default="real")
     parser.add_argument("--write", action="store_true", help="replace this grid's section of benchmarks/RESULTS.md")
     args = parser.parse_args()
     started = time.perf_counter()
-    runs = synthetic_runs(args.conditions, args.seeds, args.samples)
-    print(f"setup: {len(runs)} synthetic runs x {args.samples} samples in {time.perf_counter() - started:.1f} s")
+    runs = synthetic_runs(args.conditions, args.seeds, args.samples, args.shape)
+    print(f"setup: {len(runs)} synthetic runs ({args.shape} shape, {runs[0].table.width} per-sample columns, "
+          f"{len(STRUCTURAL)} metrics) x {args.samples} samples in {time.perf_counter() - started:.1f} s")
     timings: dict[str, list[tuple[float, float]]] = {"compare": [], "files": [], "write": [], "total": []}
     clock = Clock()
     for _ in range(args.repeat):
@@ -120,12 +151,14 @@ def main() -> None:
         spans = [Clock.span(a, b) for a, b in zip(marks, marks[1:])] + [Clock.span(marks[0], marks[-1])]
         for key, span in zip(timings, spans):
             timings[key].append(span)
-    command = f"python benchmarks/bench_compare.py --conditions {args.conditions} --seeds {args.seeds}"
+    command = (f"python benchmarks/bench_compare.py --shape {args.shape} --conditions {args.conditions} "
+               f"--seeds {args.seeds}")
     out = [
         measured_by(command),
         "",
-        f"{len(runs)} runs ({args.conditions} conditions × {args.seeds} seeds) × {args.samples:,} samples, "
-        f"{args.resamples:,} resamples, {args.repeat} repetitions; CPU counts all threads:",
+        f"{len(runs)} runs ({args.conditions} conditions × {args.seeds} seeds, {args.shape} shape) × "
+        f"{args.samples:,} samples, every column ({len(STRUCTURAL)} metrics), {args.resamples:,} resamples, "
+        f"{args.repeat} repetitions; CPU counts all threads:",
         "",
         "| step | best wall s | median wall s | CPU s |",
         "|---|---:|---:|---:|",
@@ -135,7 +168,7 @@ def main() -> None:
         out.append(f"| {key} | {wall:.2f} | {statistics.median(v[0] for v in values):.2f} | {cpu:.2f} |")
     print("\n".join(out))
     if args.write:
-        write_section(f"compare {args.conditions}x{args.seeds}", "\n".join(out))
+        write_section(f"compare {args.shape} {args.conditions}x{args.seeds}", "\n".join(out))
 
 
 class Clock:

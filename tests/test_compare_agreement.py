@@ -23,7 +23,7 @@ def oracles() -> tuple[object, object]:
 
 
 def ours(samples: list[list[list[str]]]) -> dict[str, object]:
-    table = pl.DataFrame({"labels": [json.dumps(s) for s in samples]}).select(sample_stats(pl.col("labels")))
+    table = sample_stats(pl.DataFrame({"labels": [json.dumps(s) for s in samples]}), "labels")
     return agreement_registry().compute(table.with_columns(pl.lit(1).alias("n_gold")))
 
 
@@ -74,7 +74,7 @@ def test_the_real_runs_pooled_and_per_condition() -> None:
     table = agreement_table(runs, ["cr_n50_m0_v2", "cr_n50_m1_v2", "cr_n50_m2_v2"], resamples=500, seed=0)
     assert table.get_column("scope").to_list() == ["pooled", "cr_n50_m0_v2", "cr_n50_m1_v2", "cr_n50_m2_v2"]
     assert table.get_column("n_runs").to_list() == [13, 3, 5, 5]
-    pooled = pl.concat([r.table.select(sample_stats(pl.col("aar_labels"))) for r in runs])
+    pooled = pl.concat([sample_stats(r.table, "aar_labels") for r in runs])
     matrix = np.concatenate([counts([json.loads(t)]) for r in runs
                              for t in r.table.get_column("aar_labels").drop_nulls().to_list() if t != "[]"])
     row = table.row(0, named=True)

@@ -10,7 +10,7 @@ when no run has a reviewed item.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import polars as pl
@@ -18,7 +18,7 @@ import polars as pl
 from aggregator.compare.runs import Run
 from aggregator.compare.samples import SAMPLE_ID
 from aggregator.stats.agreement import STAT_COLUMNS, agreement_registry, sample_stats
-from aggregator.stats.bootstrap import draw_counts, percentile_interval, replicate_values
+from aggregator.stats.bootstrap import iter_draws, percentile_interval, replicate_values
 from aggregator.stats.weighted import compile_metrics
 
 STATISTICS = ("fleiss_kappa", "krippendorff_alpha", "observed_agreement")
@@ -28,21 +28,23 @@ SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
 }
 
 
-def _per_sample(runs: Sequence[Run]) -> pl.DataFrame:
+def _per_sample(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
     """Per sample id, the agreement sums over the runs' rows (samples without an item left out)."""
-    parts = [r.table.select(SAMPLE_ID.alias("sample_id"), *sample_stats(pl.col("aar_labels"))) for r in runs]
     summed = pl.concat(parts).group_by("sample_id").agg(pl.col(c).sum() for c in STAT_COLUMNS)
     return summed.filter(pl.col("items") > 0).sort("sample_id").with_columns(pl.lit(1).alias("n_gold"))
 
 
-def _row(scope: str, runs: Sequence[Run], resamples: int, seed: int) -> dict[str, object] | None:
-    table = _per_sample(runs)
+Draws = Callable[[int], "np.ndarray | Iterator[np.ndarray]"]
+
+
+def _row(scope: str, runs: Sequence[Run], parts: dict[str, pl.DataFrame], draws: Draws) -> dict[str, object] | None:
+    table = _per_sample([parts[r.run_id] for r in runs])
     if table.height == 0:
         return None
     registry = agreement_registry()
     weighted = compile_metrics(registry, table)
     point = registry.compute(table)
-    replicates = replicate_values(weighted, draw_counts(table.height, resamples, seed), weighted.sample_matrix(table))
+    replicates = replicate_values(weighted, draws(table.height), weighted.sample_matrix(table))
     low, high = percentile_interval(replicates)
     row: dict[str, object] = {"scope": scope, "n_runs": len(runs), "n_samples": table.height,
                               "n_items": int(table.get_column("items").sum())}
@@ -53,9 +55,16 @@ def _row(scope: str, runs: Sequence[Run], resamples: int, seed: int) -> dict[str
     return row
 
 
-def agreement_table(runs: Sequence[Run], conditions: Sequence[str], *, resamples: int, seed: int) -> pl.DataFrame:
-    """``pooled`` first, then each condition; empty when no run carries review labels."""
+def agreement_table(runs: Sequence[Run], conditions: Sequence[str], *, resamples: int, seed: int,
+                    draws: Draws | None = None) -> pl.DataFrame:
+    """``pooled`` first, then each condition; empty when no run carries review labels. ``draws(n)`` gives
+    the draws for n samples (default: :func:`~aggregator.stats.bootstrap.iter_draws` of ``resamples`` and ``seed``)."""
+    if draws is None:
+        def draws(n: int) -> Iterator[np.ndarray]:
+            return iter_draws(n, resamples, seed)
+
     reviewed = [r for r in runs if "aar_labels" in r.table.columns]
     scopes = [("pooled", reviewed)] + [(c, [r for r in reviewed if r.condition == c]) for c in conditions]
-    rows = [_row(scope, members, resamples, seed) for scope, members in scopes if members]
+    parts = {r.run_id: sample_stats(r.table, "aar_labels", [SAMPLE_ID.alias("sample_id")]) for r in reviewed}
+    rows = [_row(scope, members, parts, draws) for scope, members in scopes if members]
     return pl.DataFrame([r for r in rows if r is not None], schema=SCHEMA, orient="row")

@@ -166,6 +166,7 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
                 del conditions.kept[gone]
         paired = paired_frame([row for pair in pairs for row in contrast_table[pair]], adjust=opts.holm)
         subsets = subsets_table(resampler, cube, rows_of, opts.by, shown, chosen, ddof=opts.ddof, holm=opts.holm)
+        agreement = agreement_table(ordered, names, resamples=opts.resamples, seed=opts.seed, draws=resampler.draws)
     summaries = [condition_samples(cube, name, rows_of[name]) for name in names]
     selected = None
     if opts.samples is not None:
@@ -180,7 +181,7 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
         conditions=conditions_frame(condition_table),
         paired=paired,
         subsets=subsets,
-        agreement=agreement_table(ordered, names, resamples=opts.resamples, seed=opts.seed),
+        agreement=agreement,
         flips=flips_table(summaries),
         self_consistency=consistency_table(cube, summaries),
         per_sample=merged_table(ordered, cube),

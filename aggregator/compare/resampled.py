@@ -46,7 +46,9 @@ class Resampler:
         if n * self.resamples > DRAW_CACHE_CELLS:
             return iter_draws(n, self.resamples, self.seed)
         if n not in self._draws:
-            self._draws = {n: draw_counts(n, self.resamples, self.seed)}
+            while self._draws and (sum(self._draws) + n) * self.resamples > DRAW_CACHE_CELLS:
+                del self._draws[next(iter(self._draws))]
+            self._draws[n] = draw_counts(n, self.resamples, self.seed)
         return self._draws[n]
 
     def run_values(self, run: int, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

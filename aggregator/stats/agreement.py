@@ -19,6 +19,8 @@ Tests pin both to the maintained implementations (``statsmodels.stats.inter_rate
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from aggregator.metrics.registry import Metric, Registry
@@ -28,19 +30,21 @@ CATEGORIES = ("KEEP", "MERGE", "DROP", "FLIP_POS", "FLIP_NEG", "FLIP", "OTHER")
 STAT_COLUMNS = ("items", "squares", *(f"c_{c}" for c in CATEGORIES))
 
 
-def sample_stats(labels: pl.Expr) -> list[pl.Expr]:
-    """Per-sample sums from a JSON ``[[A, B, C], …]`` column (null: no item)."""
-    items = labels.str.json_decode(pl.List(pl.List(pl.String))).fill_null([])
-    per_category = [items.list.eval(pl.element().list.count_matches(c)).alias(c) for c in CATEGORIES]
-    squares = sum(
-        (items.list.eval(pl.element().list.count_matches(c).pow(2)).list.sum() for c in CATEGORIES),
-        start=pl.lit(0),
+def sample_stats(table: pl.DataFrame, labels: str, keys: Sequence[str | pl.Expr] = ()) -> pl.DataFrame:
+    """Per row of ``table``: ``keys`` and the sums of :data:`STAT_COLUMNS` from the JSON ``[[A, B, C], …]``
+    column ``labels`` (null or ``[]``: no item, every sum 0)."""
+    rows = table.select(*keys, pl.col(labels).str.json_decode(pl.List(pl.List(pl.String))).alias("_items")) \
+        .with_row_index("_row")
+    items = rows.select("_row", "_items").explode("_items").drop_nulls("_items")
+    counts = items.select("_row", *(pl.col("_items").list.count_matches(c).cast(pl.Int64).alias(f"c_{c}")
+                                   for c in CATEGORIES))
+    per_row = counts.group_by("_row").agg(
+        pl.len().cast(pl.Int64).alias("items"),
+        pl.sum_horizontal(pl.col(f"c_{c}") ** 2 for c in CATEGORIES).sum().cast(pl.Int64).alias("squares"),
+        *(pl.col(f"c_{c}").sum() for c in CATEGORIES),
     )
-    return [
-        items.list.len().cast(pl.Int64).alias("items"),
-        squares.cast(pl.Int64).alias("squares"),
-        *(e.list.sum().cast(pl.Int64).alias(f"c_{c}") for e, c in zip(per_category, CATEGORIES)),
-    ]
+    return (rows.drop("_items").join(per_row, on="_row", how="left", maintain_order="left")
+            .with_columns(pl.col(c).fill_null(0) for c in STAT_COLUMNS).drop("_row"))
 
 
 def _sums() -> tuple[pl.Expr, pl.Expr, list[pl.Expr]]:

@@ -10,10 +10,9 @@ The replicate values of the metrics of a :class:`~aggregator.stats.weighted.Weig
 ``F(W @ X)``. The product runs in float32 (about twice as fast as float64 here): integer-valued
 columns (counts, flags) are summed exactly (every partial sum stays below 2**24), and other columns
 are centred first, so their sums keep about seven significant digits of the spread between
-resamples; a variance or standard deviation (sums of squares less a square of sums) is summed in
-float64. Small products run on the caller's BLAS threads (callers keep one: many small products
-are fastest so, and do not stall when other processes load the machine); products of at least
-``PARALLEL_WORK`` multiply-adds use two. Replicates only feed variances and percentiles; every point estimate is the registry's
+resamples. Products run on the caller's BLAS threads; the comparison keeps one (on the 2-core
+development machine, loaded by other processes, a second thread made them slower, not faster).
+Replicates only feed variances and percentiles; every point estimate is the registry's
 own float64 value.
 """
 
@@ -22,14 +21,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from aggregator.stats.weighted import WeightedMetrics
 
 BLOCK = 1000
 BLOCK_CELLS = 2 * 10**7
 EXACT_LIMIT = 2**24
-PARALLEL_WORK = 10**8
 
 
 def block_rows(n: int) -> int:
@@ -43,7 +40,8 @@ def iter_draws(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
     step = block_rows(n)
     for start in range(0, resamples, step):
         size = min(step, resamples - start)
-        drawn = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+        drawn = rng.integers(0, n, size=(size, n), dtype=np.int32)
+        drawn += (np.arange(size, dtype=np.int32) * n)[:, None]
         yield np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n).astype(np.float32)
 
 
@@ -57,30 +55,33 @@ def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | N
     columns of ``precise`` (a boolean mask; all of them when True), summed in float64."""
     n, width = matrix.shape
     exact = np.zeros(width, dtype=bool) if precise is None else np.broadcast_to(precise, (width,))
-    integral = np.all(matrix == np.rint(matrix), axis=0) & (np.abs(matrix).max(axis=0, initial=0.0) * n < EXACT_LIMIT)
-    centre = np.where(integral, 0.0, matrix.mean(axis=0) if n else 0.0)
     constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(width, dtype=bool)
     sums = np.empty((draws.shape[0], width))
     sums[:, constant] = matrix[0, constant] * n if n else 0.0
     for columns, dtype in ((~constant & ~exact, np.float32), (~constant & exact, np.float64)):
-        if not columns.any():
-            continue
-        shifted = (matrix[:, columns] - centre[columns]).astype(dtype)
-        weights = draws if draws.dtype == dtype else draws.astype(dtype)
-        if draws.shape[0] * shifted.size >= PARALLEL_WORK:
-            with threadpool_limits(limits=2, user_api="blas"):
-                product = weights @ shifted
-        else:
-            product = weights @ shifted
-        sums[:, columns] = product.astype(np.float64) + centre[columns] * n
+        if columns.any():
+            sums[:, columns] = _distinct_sums(draws, matrix[:, columns], dtype)
     return sums
+
+
+def _distinct_sums(draws: np.ndarray, matrix: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
+    """``draws @ matrix`` with each distinct column multiplied once (mean leaves share presence columns)."""
+    n = matrix.shape[0]
+    _, first, back = np.unique(matrix, axis=1, return_index=True, return_inverse=True)
+    distinct = matrix[:, first]
+    integral = np.all(distinct == np.rint(distinct), axis=0) & (np.abs(distinct).max(axis=0, initial=0.0) * n < EXACT_LIMIT)
+    centre = np.where(integral, 0.0, distinct.mean(axis=0))
+    shifted = (distinct - centre).astype(dtype)
+    weights = draws if draws.dtype == dtype else draws.astype(dtype)
+    product = weights @ shifted
+    return (product.astype(np.float64) + centre * n)[:, back.reshape(-1)]
 
 
 def replicate_values(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.ndarray], matrix: np.ndarray,
                      *, precise: bool = False) -> np.ndarray:
     """``(R, M)`` values of the resampled metrics on each resample (NaN = undefined there); ``draws``
     is a draw matrix or its blocks (:func:`iter_draws`); ``precise`` sums every column in float64."""
-    mask = np.ones(matrix.shape[1], dtype=bool) if precise else metrics.precise_columns()
+    mask = np.ones(matrix.shape[1], dtype=bool) if precise else None
     blocks = [draws] if isinstance(draws, np.ndarray) else draws
     return metrics.evaluate(np.concatenate([weighted_sums(block, matrix, mask) for block in blocks]))
 

@@ -51,13 +51,25 @@ class ConditionReplicates:
 
 def _bootstrap_variance(replicates: np.ndarray, n: int) -> np.ndarray:
     """Variance over the defined resamples, times n/(n − 1); NaN with fewer than 2 defined."""
-    defined = np.isfinite(replicates).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: "mean of empty slice"
-        centred = replicates - np.nanmean(replicates, axis=0) if replicates.size else replicates
-        variance = np.nansum(centred * centred, axis=0) / (defined - 1)
     factor = n / (n - 1) if n > 1 else np.nan
-    return np.where(defined >= 2, variance * factor, np.nan)
+    width = replicates.shape[1]
+    out = np.full(width, np.nan)
+    if replicates.shape[0] < 2:
+        return out
+    finite = np.isfinite(replicates)
+    whole = finite.all(axis=0)
+    if whole.any():
+        out[whole] = replicates[:, whole].var(axis=0, ddof=1) * factor
+    partial = ~whole
+    if partial.any():
+        part, kept = replicates[:, partial], finite[:, partial]
+        defined = kept.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(kept, part, 0.0).sum(axis=0) / defined
+            centred = np.where(kept, part - mean, 0.0)
+            variance = (centred * centred).sum(axis=0) / (defined - 1)
+        out[partial] = np.where(defined >= 2, variance * factor, np.nan)
+    return out
 
 
 def condition_replicates(runs: Iterable[tuple[np.ndarray, np.ndarray]], n_samples: int) -> ConditionReplicates:
@@ -67,16 +79,23 @@ def condition_replicates(runs: Iterable[tuple[np.ndarray, np.ndarray]], n_sample
     """
     values: list[np.ndarray] = []
     run_variances: list[np.ndarray] = []
-    total = count = None
+    total: np.ndarray | None = None
+    count: np.ndarray | int = 0
     for value, replicates in runs:
         defined = np.isfinite(value)
-        kept = np.where(defined, replicates, np.nan)
-        finite = np.isfinite(kept)
-        total = np.where(finite, kept, 0.0) if total is None else total + np.where(finite, kept, 0.0)
-        count = finite.astype(np.int32) if count is None else count + finite
+        if defined.all() and np.isfinite(replicates).all():
+            kept = replicates
+            total = kept.copy() if total is None else np.add(total, kept, out=total)
+            count = count + 1
+        else:
+            kept = np.where(defined, replicates, np.nan)
+            finite = np.isfinite(kept)
+            part = np.where(finite, kept, 0.0)
+            total = part if total is None else np.add(total, part, out=total)
+            count = count + finite.astype(np.int32)
         values.append(value)
         run_variances.append(np.where(defined, _bootstrap_variance(kept, n_samples), np.nan))
-    if total is None or count is None:
+    if total is None:
         raise ValueError("a condition needs at least one run")
     stacked = np.stack(values)
     defined = np.isfinite(stacked)
@@ -86,7 +105,8 @@ def condition_replicates(runs: Iterable[tuple[np.ndarray, np.ndarray]], n_sample
         mean = np.where(seeds > 0, np.where(defined, stacked, 0.0).sum(axis=0) / seeds, np.nan)
         spread = np.where(defined, stacked - mean, 0.0)
         seed_variance = np.where(seeds >= 2, (spread * spread).sum(axis=0) / (seeds - 1) / seeds, np.nan)
-        seed_mean = np.where(count > 0, total / count, np.nan)
+        seed_mean = np.where(np.asarray(count) > 0, total / count, np.nan) if isinstance(count, np.ndarray) \
+            else total / count
         run_variance = np.nanmean(np.stack(run_variances), axis=0)
     pooled = _bootstrap_variance(seed_mean, n_samples)
     interaction = np.where(seeds >= 2, np.maximum(run_variance - pooled, 0.0) / np.maximum(seeds - 1, 1), 0.0)

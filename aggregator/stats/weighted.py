@@ -15,7 +15,8 @@ Leaves (``x`` a row-wise expression, nulls left out as Polars does):
 - ``len()`` → Σ w;  ``x.sum()`` → Σ w·x;  ``x.count()`` → Σ w·[x not null];
 - ``x.mean()`` → Σ w·x / Σ w·[x not null] (null when no value);
 - ``x.var(ddof)`` → (Σ w·x² − (Σ w·x)² / N) / (N − ddof) with N = Σ w·[x not null] (null when
-  N ≤ ddof); ``x.std(ddof)`` its square root;
+  N ≤ ddof; x centred on its mean first; a numerator below 1e-6 of Σ w·x², float32 rounding, is
+  0); ``x.std(ddof)`` its square root;
 - ``x.filter(c)`` inside them → ``x`` where ``c`` holds, else null.
 
 A metric is *not resampled* (with the reason kept) when it is not such a function: another
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,6 +41,7 @@ from aggregator.metrics.registry import Metric, Registry
 Node = object
 _ROW_LOCAL_CHECK_SEED = 20240601
 _REL_TOL = 1e-9
+SPREAD_ROUNDING = 1e-6
 
 
 class NotResampled(ValueError):
@@ -136,6 +138,14 @@ class WeightedMetrics:
     leaves: list[Leaf]
     leaf_dtypes: list[pl.DataType]
     not_resampled: dict[str, str]
+    uses: list[list[int]] = field(default_factory=list)
+    """Per metric, the indices of the leaves its scalar expression reads."""
+
+    def __post_init__(self) -> None:
+        if not self.uses and self.names:
+            index = {leaf.key: i for i, leaf in enumerate(self.leaves)}
+            found = [sorted(index[n] for n in e.meta.root_names() if n in index) for e in self.scalars]
+            object.__setattr__(self, "uses", found)
 
     def sample_matrix(self, table: pl.DataFrame) -> np.ndarray:
         """``(n, C)`` float64 per-sample vectors: for each leaf its values (nulls as 0), and for a
@@ -162,36 +172,54 @@ class WeightedMetrics:
         frame = table.select(exprs)
         return frame.to_numpy(order="fortran").astype(np.float64, copy=False).reshape(table.height, len(exprs))
 
-    def precise_columns(self) -> np.ndarray:
-        """Which columns of :meth:`sample_matrix` must be summed in float64 (those of a spread)."""
-        return np.concatenate([np.full(leaf.width, leaf.kind in ("var", "std")) for leaf in self.leaves]) \
-            if self.leaves else np.zeros(0, dtype=bool)
+    def leaf_values(self, sums: np.ndarray) -> np.ndarray:
+        """``(R, L)`` leaf values (NaN: undefined) from ``(R, C)`` column sums: a mean is values / presence.
 
-    def leaf_frame(self, sums: np.ndarray) -> pl.DataFrame:
-        """Leaf values from ``(R, C)`` column sums: a mean is values / presence (null when 0)."""
-        columns: dict[str, pl.Series] = {}
+        A leaf whose sums are the same in every row is computed once.
+        """
+        rows = sums.shape[0]
+        same = np.all(sums == sums[:1], axis=0) if rows else np.ones(sums.shape[1], dtype=bool)
+        out = np.empty((rows, len(self.leaves)))
         c = 0
-        for leaf, dtype in zip(self.leaves, self.leaf_dtypes):
-            values = sums[:, c]
-            if leaf.kind in ("mean", "var", "std"):
-                columns[leaf.key] = pl.Series(leaf.key, _spread(leaf, sums[:, c:c + leaf.width])).fill_nan(None)
-                c += leaf.width
-                continue
-            c += 1
-            if dtype.is_integer():
-                columns[leaf.key] = pl.Series(leaf.key, np.rint(values)).cast(dtype)
-            else:
-                columns[leaf.key] = pl.Series(leaf.key, values).cast(dtype)
-        return pl.DataFrame(columns, height=sums.shape[0])
+        for i, leaf in enumerate(self.leaves):
+            part = sums[:, c:c + leaf.width]
+            if same[c:c + leaf.width].all():
+                part = part[:1]
+            out[:, i] = _spread(leaf, part) if leaf.width > 1 else part[:, 0]
+            c += leaf.width
+        return out
+
+    def leaf_frame(self, values: np.ndarray, leaves: Sequence[int]) -> pl.DataFrame:
+        """The leaves ``leaves`` of ``values`` as Polars columns of the aggregations' own types (NaN as null)."""
+        keys = [self.leaves[i].key for i in leaves]
+        frame = pl.from_numpy(values[:, list(leaves)], schema=keys, orient="row") if leaves else pl.DataFrame(
+            height=values.shape[0])
+        return frame.with_columns(
+            pl.col(k).round().cast(self.leaf_dtypes[i]) if self.leaf_dtypes[i].is_integer() else pl.col(k).fill_nan(None)
+            for k, i in zip(keys, leaves)
+        )
 
     def evaluate(self, sums: np.ndarray) -> np.ndarray:
-        """``(R, M)`` float64 metric values (NaN = undefined) from ``(R, C)`` leaf column sums."""
-        if not self.names:
-            return np.zeros((sums.shape[0], 0))
-        frame = self.leaf_frame(sums).select(
-            [e.cast(pl.Float64).alias(n) for n, e in zip(self.names, self.scalars)]
-        )
-        return frame.to_numpy().astype(np.float64).reshape(sums.shape[0], len(self.names))
+        """``(R, M)`` float64 metric values (NaN = undefined) from ``(R, C)`` leaf column sums.
+
+        A metric whose leaves are the same in every row is evaluated once and repeated.
+        """
+        rows = sums.shape[0]
+        out = np.empty((rows, len(self.names)))
+        if not self.names or rows == 0:
+            return out
+        values = self.leaf_values(sums)
+        same = np.all((values == values[:1]) | (np.isnan(values) & np.isnan(values[:1])), axis=0)
+        fixed = [k for k, used in enumerate(self.uses) if all(same[i] for i in used)]
+        moving = [k for k in range(len(self.names)) if k not in set(fixed)]
+        for group, height in ((fixed, 1), (moving, rows)):
+            if not group:
+                continue
+            leaves = sorted({i for k in group for i in self.uses[k]})
+            frame = self.leaf_frame(values[:height], leaves).select(
+                self.scalars[k].cast(pl.Float64).alias(self.names[k]) for k in group)
+            out[:, group] = frame.to_numpy().astype(np.float64).reshape(height, len(group))
+        return out
 
 
 def _spread(leaf: Leaf, sums: np.ndarray) -> np.ndarray:
@@ -200,8 +228,11 @@ def _spread(leaf: Leaf, sums: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         if leaf.kind == "mean":
             return np.where(present > 0, values / present, np.nan)
-        spread = np.maximum(sums[:, 2] - values * values / present, 0.0) / (present - leaf.ddof)
-        spread = np.where(present > leaf.ddof, spread, np.nan)
+        squares = sums[:, 2]
+        centred = squares - values * values / present
+        # below float32 rounding of the sum of squares: no spread (all drawn values equal)
+        centred = np.where(centred > SPREAD_ROUNDING * squares, centred, 0.0)
+        spread = np.where(present > leaf.ddof, centred / (present - leaf.ddof), np.nan)
     return np.sqrt(spread) if leaf.kind == "std" else spread
 
 
@@ -209,13 +240,25 @@ def _serialized(registry: Registry, metric: Metric) -> Node:
     return json.loads(registry.expression(metric).meta.serialize(format="json"))
 
 
-def _row_local(expr: pl.Expr, table: pl.DataFrame, picks: np.ndarray) -> bool:
-    """Does the row-wise ``expr`` commute with drawing rows (as it must for resampling)?"""
-    whole = table.select(expr.alias("x"))
-    if whole.height != table.height:
-        return False
-    drawn = table[picks].select(expr.alias("x"))
-    return drawn.equals(whole[picks])
+def _row_local(leaves: Sequence[Leaf], table: pl.DataFrame, picks: np.ndarray) -> dict[str, bool]:
+    """Per leaf: does its row-wise part commute with drawing rows (as it must for resampling)?"""
+    rows = [leaf for leaf in leaves if leaf.row is not None]
+    found = {leaf.key: True for leaf in leaves}
+    if not rows:
+        return found
+    exprs = [leaf.row.alias(leaf.key) for leaf in rows if leaf.row is not None]
+    try:
+        whole = table.select(exprs)
+    except pl.exceptions.ShapeError:
+        whole = None
+    drawn = table[picks].select(exprs) if whole is not None else None
+    for leaf in rows:
+        if whole is None or drawn is None or whole.height != table.height:
+            found[leaf.key] = _row_local(  # one by one: some part is not row-wise at all
+                [leaf], table, picks)[leaf.key] if len(rows) > 1 else False
+        else:
+            found[leaf.key] = drawn.get_column(leaf.key).equals(whole.get_column(leaf.key)[picks])
+    return found
 
 
 def compile_metrics(registry: Registry, table: pl.DataFrame, names: Iterable[str] | None = None) -> WeightedMetrics:
@@ -240,7 +283,7 @@ def compile_metrics(registry: Registry, table: pl.DataFrame, names: Iterable[str
             not_resampled[name] = str(exc)
     leaves = list(rewriter.leaves.values())
     picks = np.random.default_rng(_ROW_LOCAL_CHECK_SEED).integers(0, max(table.height, 1), table.height)
-    local = {leaf.key: leaf.row is None or _row_local(leaf.row, table, picks) for leaf in leaves}
+    local = _row_local(leaves, table, picks)
     dtypes = [_leaf_dtype(leaf, table) for leaf in leaves]
     compiled = WeightedMetrics(list(scalars), list(scalars.values()), leaves, dtypes, {})
     row = table.select(registry.expression(registry[n]).alias(n) for n in compiled.names).row(0, named=True) \
