@@ -3,9 +3,10 @@
 Synthetic runs stand in for read scorecards, with every per-sample column of the core and of
 every metric family, so that every registry metric is summarised, resampled and contrasted:
 
-- ``--shape real`` (default): each run's rows are drawn with replacement from the rows of the 13
-  vendored real runs (tests/fixtures/runs), keyed as samples 0 … n−1: the columns vary, or stay
-  constant, as in real runs, and the review labels feed the agreement table;
+- ``--shape real`` (default): sample j stands for one of the 50 samples of the 13 vendored real
+  runs (tests/fixtures/runs), the same for every run, and each run takes that sample's row from
+  one of the 13 real runs at random: gold is shared by the runs as in a real comparison, the
+  predictions and review labels vary, and the columns vary or stay constant as in real runs;
 - ``--shape random`` (worst case): the core's counts as before (random but consistent counts, final
   tuple sets from a per-sample pool so seeds partly agree) and every family column random
   (integers 0–2, flags, shares), so that no column is constant.
@@ -99,23 +100,26 @@ def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.r
     return derive(pl.DataFrame(values, schema=schema))
 
 
-def real_shaped_table(run_id: str, pool: pl.DataFrame, samples: int, rng: np.random.Generator) -> pl.DataFrame:
-    """``samples`` rows drawn with replacement from the real runs' rows, keyed as samples 0 … n−1."""
-    rows = pool[rng.integers(0, pool.height, samples)]
-    return rows.with_columns(pl.Series("sample_key", [f"sample-{j:06d}" for j in range(samples)]),
+def real_shaped_table(run_id: str, pool: pl.DataFrame, keys: np.ndarray, rng: np.random.Generator) -> pl.DataFrame:
+    """Sample j is real sample ``keys[j]`` (0 … 49), its row taken from a random one of the 13 real runs."""
+    per_key = pool.height // 50
+    rows = pool[keys * per_key + rng.integers(0, per_key, len(keys))]
+    return rows.with_columns(pl.Series("sample_key", [f"sample-{j:06d}" for j in range(len(keys))]),
                              pl.lit(run_id).alias("run_id")).rechunk()
 
 
 def synthetic_runs(conditions: int, seeds: int, samples: int, shape: str = "real") -> list[Run]:
     rng = np.random.default_rng(12345)
     texts = tuple_texts(samples) if shape == "random" else []
-    pool = pl.concat([r.table for r in load_runs(sorted(FIXTURE_RUNS.iterdir()))]) if shape == "real" else None
+    pool = pl.concat([r.table for r in load_runs(sorted(FIXTURE_RUNS.iterdir()))]).sort("sample_key", "run_id") \
+        if shape == "real" else None
+    keys = rng.integers(0, 50, samples)
     runs = []
     for c in range(conditions):
         for s in range(seeds):
             run_id = f"bench_m{c:02d}__seed{s}_proposed"
             if pool is not None:
-                table = real_shaped_table(run_id, pool, samples, rng)
+                table = real_shaped_table(run_id, pool, keys, rng)
             else:
                 table = synthetic_table(run_id, 0.4 + 0.2 * c / max(conditions - 1, 1), texts, rng)
             metrics = STRUCTURAL.compute(table, RunContext(all_rows=table))

@@ -19,7 +19,7 @@ import polars as pl
 
 from aggregator.compare.runs import Run
 from aggregator.metrics.registry import Registry
-from aggregator.stats.bootstrap import draw_counts, iter_draws, replicate_values
+from aggregator.stats.bootstrap import ProductCache, draw_counts, iter_draws, replicate_values
 from aggregator.stats.components import ConditionReplicates, condition_replicates
 from aggregator.stats.weighted import WeightedMetrics
 
@@ -40,6 +40,7 @@ class Resampler:
     resamples: int
     seed: int
     _draws: dict[int, np.ndarray] = field(default_factory=dict)
+    _products: dict[int, ProductCache] = field(default_factory=dict)
 
     def draws(self, n: int) -> np.ndarray | Iterator[np.ndarray]:
         """The draws for n samples: kept while they fit :data:`DRAW_CACHE_CELLS`, else drawn again in blocks."""
@@ -47,8 +48,11 @@ class Resampler:
             return iter_draws(n, self.resamples, self.seed)
         if n not in self._draws:
             while self._draws and (sum(self._draws) + n) * self.resamples > DRAW_CACHE_CELLS:
-                del self._draws[next(iter(self._draws))]
+                gone = next(iter(self._draws))
+                del self._draws[gone]
+                self._products.pop(gone, None)
             self._draws[n] = draw_counts(n, self.resamples, self.seed)
+            self._products[n] = ProductCache()
         return self._draws[n]
 
     def run_values(self, run: int, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +73,7 @@ class Resampler:
             matrix = self.weighted.sample_matrix(self.runs[run].table.filter(pl.Series(inside)))
             placed = np.zeros((len(samples), matrix.shape[1]))
             placed[np.searchsorted(samples, self.positions[run][inside])] = matrix
-            yield values, replicate_values(self.weighted, draws, placed)
+            yield values, replicate_values(self.weighted, draws, placed, cache=self._products.get(len(samples)))
 
     def condition(self, rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:
         """The condition made of runs ``rows``, over the sorted sample indices ``samples``."""

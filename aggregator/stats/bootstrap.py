@@ -18,6 +18,7 @@ own float64 value.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -50,40 +51,73 @@ def draw_counts(n: int, resamples: int, seed: int) -> np.ndarray:
     return np.concatenate(list(iter_draws(n, resamples, seed))) if resamples else np.zeros((0, n), np.float32)
 
 
-def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | None = None) -> np.ndarray:
+def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | None = None,
+                  cache: ProductCache | None = None) -> np.ndarray:
     """``(R, C)`` float64 sums ``draws @ matrix``, computed in float32 as the module doc says, but for the
-    columns of ``precise`` (a boolean mask; all of them when True), summed in float64."""
+    columns of ``precise`` (a boolean mask; all of them when True), summed in float64. Each distinct
+    column is multiplied once (mean leaves share presence columns); with a ``cache`` (for one
+    ``draws``), a column another run already had is not multiplied again."""
     n, width = matrix.shape
     exact = np.zeros(width, dtype=bool) if precise is None else np.broadcast_to(precise, (width,))
     constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(width, dtype=bool)
     sums = np.empty((draws.shape[0], width))
     sums[:, constant] = matrix[0, constant] * n if n else 0.0
-    for columns, dtype in ((~constant & ~exact, np.float32), (~constant & exact, np.float64)):
-        if columns.any():
-            sums[:, columns] = _distinct_sums(draws, matrix[:, columns], dtype)
+    by_column: dict[tuple[bytes, bool], list[int]] = {}
+    for j in np.flatnonzero(~constant):
+        digest = hashlib.blake2b(matrix[:, j].tobytes(), digest_size=20).digest()
+        by_column.setdefault((digest, bool(exact[j])), []).append(int(j))
+    found = {key: cache.get(key) for key in by_column if cache is not None and key in cache}
+    for wanted, dtype in ((False, np.float32), (True, np.float64)):
+        keys = [key for key in by_column if key[1] == wanted and key not in found]
+        if keys:
+            product = _product(draws, matrix[:, [by_column[k][0] for k in keys]], dtype)
+            for i, key in enumerate(keys):
+                found[key] = product[:, i]
+                if cache is not None:
+                    cache.put(key, product[:, i])
+    for key, columns in by_column.items():
+        sums[:, columns] = found[key][:, None]
     return sums
 
 
-def _distinct_sums(draws: np.ndarray, matrix: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
-    """``draws @ matrix`` with each distinct column multiplied once (mean leaves share presence columns)."""
-    n = matrix.shape[0]
-    _, first, back = np.unique(matrix, axis=1, return_index=True, return_inverse=True)
-    distinct = matrix[:, first]
+def _product(draws: np.ndarray, distinct: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
+    """``draws @ distinct`` in ``dtype``: integer columns as they are (exact), others centred first."""
+    n = distinct.shape[0]
     integral = np.all(distinct == np.rint(distinct), axis=0) & (np.abs(distinct).max(axis=0, initial=0.0) * n < EXACT_LIMIT)
     centre = np.where(integral, 0.0, distinct.mean(axis=0))
-    shifted = (distinct - centre).astype(dtype)
     weights = draws if draws.dtype == dtype else draws.astype(dtype)
-    product = weights @ shifted
-    return (product.astype(np.float64) + centre * n)[:, back.reshape(-1)]
+    return (weights @ (distinct - centre).astype(dtype)).astype(np.float64) + centre * n
+
+
+class ProductCache:
+    """Products of columns with one draw matrix, by a digest of the column's content; the oldest go
+    first beyond ``size``."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._items: dict[tuple[bytes, bool], np.ndarray] = {}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def get(self, key: tuple[bytes, bool]) -> np.ndarray:
+        return self._items[key]
+
+    def put(self, key: tuple[bytes, bool], column: np.ndarray) -> None:
+        if len(self._items) >= self.size:
+            del self._items[next(iter(self._items))]
+        self._items[key] = column
 
 
 def replicate_values(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.ndarray], matrix: np.ndarray,
-                     *, precise: bool = False) -> np.ndarray:
+                     *, precise: bool = False, cache: ProductCache | None = None) -> np.ndarray:
     """``(R, M)`` values of the resampled metrics on each resample (NaN = undefined there); ``draws``
-    is a draw matrix or its blocks (:func:`iter_draws`); ``precise`` sums every column in float64."""
+    is a draw matrix (``cache``: products already made with it) or its blocks (:func:`iter_draws`);
+    ``precise`` sums every column in float64."""
     mask = np.ones(matrix.shape[1], dtype=bool) if precise else None
-    blocks = [draws] if isinstance(draws, np.ndarray) else draws
-    return metrics.evaluate(np.concatenate([weighted_sums(block, matrix, mask) for block in blocks]))
+    if isinstance(draws, np.ndarray):
+        return metrics.evaluate(weighted_sums(draws, matrix, mask, cache))
+    return metrics.evaluate(np.concatenate([weighted_sums(block, matrix, mask) for block in draws]))
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
