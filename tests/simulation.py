@@ -128,7 +128,7 @@ def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -
     for r in range(replications):
         draws = draw_counts(n, resamples, int(rng.integers(2**32)))
         flat = np.moveaxis(matrix[r], 1, 0).reshape(n, -1)
-        sums[r] = np.moveaxis(weighted_sums(draws, flat).reshape(resamples, 2 * s, columns), 1, 0)
+        sums[r] = np.moveaxis(weighted_sums(draws, flat).dense().reshape(resamples, 2 * s, columns), 1, 0)
     reps = weighted.evaluate(sums.reshape(-1, columns)).reshape(replications, 2, s, resamples, -1)
     m = len(weighted.names)
 

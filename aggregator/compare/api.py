@@ -140,7 +140,7 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
     cube = build_cube(ordered)
     rows_of = {name: np.array([i for i, r in enumerate(ordered) if r.condition == name]) for name in names}
     with threadpool_limits(limits=1, user_api="blas"):
-        weighted = compile_metrics(registry, ordered[0].table)
+        weighted = compile_metrics(registry, ordered[0].table, [m.name for m in registry if m.alias_of is None])
         positions = [sample_index(r, cube.keys) for r in ordered]
         resampler = Resampler(registry, weighted, ordered, positions, opts.resamples, opts.seed)
         conditions = _Conditions(resampler, cube, rows_of)

@@ -96,11 +96,11 @@ def condition_rows(registry: Registry, condition: ConditionInput, resampled: Seq
         row.update(describe([r.metrics[metric.name] for r in runs], ddof))
         value = pooled[metric.name]
         row["pooled"] = None if value is None else float(value)  # type: ignore[arg-type]
-        k = index.get(metric.name)
+        k = index.get(metric.name, index.get(metric.alias_of or ""))
         notes = []
         if k is None:
             row.update(se=None, ci_low=None, ci_high=None, seed_share=None)
-            notes.append(f"not resampled: {not_resampled.get(metric.name, 'not selected')}")
+            notes.append(f"not resampled: {not_resampled.get(metric.name) or not_resampled.get(metric.alias_of or '', 'not selected')}")
         else:
             interval = inference.interval
             row.update(se=_number(interval.se[k]), ci_low=_number(interval.ci_low[k]),

@@ -89,7 +89,7 @@ def contrast_rows(registry: Registry, names: tuple[str, str], split: SampleSplit
             "n_samples": len(split.common), "n_only_a": split.only_a, "n_only_b": split.only_b,
             "n_partial": split.partial, "p_holm": None,
         }
-        k = index.get(metric.name)
+        k = index.get(metric.name, index.get(metric.alias_of or ""))
         notes = []
         if replicates is None or inference is None:
             notes.append("no samples in common")
@@ -99,7 +99,7 @@ def contrast_rows(registry: Registry, names: tuple[str, str], split: SampleSplit
             row.update(seeds_a=None, seeds_b=None, mean_a=None, mean_b=None, delta=None, se=None,
                        ci_low=None, ci_high=None, p_value=None, seed_share=None)
             if k is None:
-                notes.append(f"not resampled: {not_resampled.get(metric.name, 'not selected')}")
+                notes.append(f"not resampled: {not_resampled.get(metric.name) or not_resampled.get(metric.alias_of or '', 'not selected')}")
         else:
             a, b = replicates
             interval = inference.interval

@@ -19,8 +19,8 @@ import polars as pl
 
 from aggregator.compare.runs import Run
 from aggregator.metrics.registry import Registry
-from aggregator.stats.bootstrap import ProductCache, draw_counts, iter_draws, replicate_values
-from aggregator.stats.components import ConditionReplicates, condition_replicates
+from aggregator.stats.bootstrap import ProductCache, draw_counts, iter_draws, replicates_and_fixed
+from aggregator.stats.components import ConditionReplicates, Replicated, condition_replicates
 from aggregator.stats.weighted import WeightedMetrics
 
 DRAW_CACHE_CELLS = 64 * 2**20
@@ -66,14 +66,15 @@ class Resampler:
         values = np.array([np.nan if metrics[n] is None else float(metrics[n]) for n in self.weighted.names])  # type: ignore[arg-type]
         return values, inside
 
-    def _replicated(self, rows: Sequence[int], samples: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def _replicated(self, rows: Sequence[int], samples: np.ndarray) -> Iterator[Replicated]:
         for run in rows:
             draws = self.draws(len(samples))
             values, inside = self.run_values(run, samples)
             matrix = self.weighted.sample_matrix(self.runs[run].table.filter(pl.Series(inside)))
             placed = np.zeros((len(samples), matrix.shape[1]))
             placed[np.searchsorted(samples, self.positions[run][inside])] = matrix
-            yield values, replicate_values(self.weighted, draws, placed, cache=self._products.get(len(samples)))
+            replicates, fixed = replicates_and_fixed(self.weighted, draws, placed, cache=self._products.get(len(samples)))
+            yield values, replicates, fixed
 
     def condition(self, rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:
         """The condition made of runs ``rows``, over the sorted sample indices ``samples``."""

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from aggregator.stats.weighted import WeightedMetrics
+from aggregator.stats.weighted import ColumnSums, WeightedMetrics
 
 BLOCK = 1000
 BLOCK_CELLS = 2 * 10**7
@@ -52,32 +52,35 @@ def draw_counts(n: int, resamples: int, seed: int) -> np.ndarray:
 
 
 def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | None = None,
-                  cache: ProductCache | None = None) -> np.ndarray:
-    """``(R, C)`` float64 sums ``draws @ matrix``, computed in float32 as the module doc says, but for the
-    columns of ``precise`` (a boolean mask; all of them when True), summed in float64. Each distinct
+                  cache: ProductCache | None = None) -> ColumnSums:
+    """The sums ``draws @ matrix`` of R resamples, computed in float32 as the module doc says, but for the
+    columns of ``precise`` (a boolean mask; all of them when True), summed in float64. A column that
+    is the same for every sample is summed once (its sum is n times the value); each distinct
     column is multiplied once (mean leaves share presence columns); with a ``cache`` (for one
     ``draws``), a column another run already had is not multiplied again."""
     n, width = matrix.shape
     exact = np.zeros(width, dtype=bool) if precise is None else np.broadcast_to(precise, (width,))
     constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(width, dtype=bool)
-    sums = np.empty((draws.shape[0], width))
-    sums[:, constant] = matrix[0, constant] * n if n else 0.0
+    varying = np.flatnonzero(~constant)
     by_column: dict[tuple[bytes, bool], list[int]] = {}
-    for j in np.flatnonzero(~constant):
+    for place, j in enumerate(varying):
         digest = hashlib.blake2b(matrix[:, j].tobytes(), digest_size=20).digest()
-        by_column.setdefault((digest, bool(exact[j])), []).append(int(j))
+        by_column.setdefault((digest, bool(exact[j])), []).append(place)
     found = {key: cache.get(key) for key in by_column if cache is not None and key in cache}
     for wanted, dtype in ((False, np.float32), (True, np.float64)):
         keys = [key for key in by_column if key[1] == wanted and key not in found]
         if keys:
-            product = _product(draws, matrix[:, [by_column[k][0] for k in keys]], dtype)
+            product = _product(draws, matrix[:, [varying[by_column[k][0]] for k in keys]], dtype)
             for i, key in enumerate(keys):
                 found[key] = product[:, i]
                 if cache is not None:
                     cache.put(key, product[:, i])
-    for key, columns in by_column.items():
-        sums[:, columns] = found[key][:, None]
-    return sums
+    values = np.empty((draws.shape[0], len(varying)))
+    for key, places in by_column.items():
+        values[:, places] = found[key][:, None]
+    first = matrix[0] * n if n else np.zeros(width)
+    first[varying] = values[0] if draws.shape[0] else 0.0
+    return ColumnSums(draws.shape[0], first, varying, values)
 
 
 def _product(draws: np.ndarray, distinct: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
@@ -114,10 +117,17 @@ def replicate_values(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.n
     """``(R, M)`` values of the resampled metrics on each resample (NaN = undefined there); ``draws``
     is a draw matrix (``cache``: products already made with it) or its blocks (:func:`iter_draws`);
     ``precise`` sums every column in float64."""
+    return replicates_and_fixed(metrics, draws, matrix, precise=precise, cache=cache)[0]
+
+
+def replicates_and_fixed(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.ndarray], matrix: np.ndarray,
+                         *, precise: bool = False, cache: ProductCache | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`replicate_values`, and which metrics are the same in every resample."""
     mask = np.ones(matrix.shape[1], dtype=bool) if precise else None
     if isinstance(draws, np.ndarray):
-        return metrics.evaluate(weighted_sums(draws, matrix, mask, cache))
-    return metrics.evaluate(np.concatenate([weighted_sums(block, matrix, mask) for block in draws]))
+        return metrics.replicates(weighted_sums(draws, matrix, mask, cache))
+    dense = [weighted_sums(block, matrix, mask).dense() for block in draws]
+    return metrics.replicates(np.concatenate(dense) if dense else np.zeros((0, matrix.shape[1])))
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -49,17 +49,34 @@ class ConditionReplicates:
     n_samples: int
 
 
-def _bootstrap_variance(replicates: np.ndarray, n: int) -> np.ndarray:
-    """Variance over the defined resamples, times n/(n − 1); NaN with fewer than 2 defined."""
+def _variance(x: np.ndarray) -> np.ndarray:
+    """Column variances (ddof 1) in three passes, shifted by the first row so the sums cancel little."""
+    shifted = x - x[:1]
+    total = shifted.sum(axis=0)
+    squares = np.einsum("ij,ij->j", shifted, shifted)
+    rows = x.shape[0]
+    return np.maximum(squares - total * total / rows, 0.0) / (rows - 1)
+
+
+def _bootstrap_variance(replicates: np.ndarray, n: int, fixed: np.ndarray | None = None) -> np.ndarray:
+    """Variance over the defined resamples, times n/(n − 1); NaN with fewer than 2 defined. Columns of
+    ``fixed`` are the same in every resample: 0 (NaN when undefined)."""
     factor = n / (n - 1) if n > 1 else np.nan
     width = replicates.shape[1]
     out = np.full(width, np.nan)
     if replicates.shape[0] < 2:
         return out
+    if fixed is not None and fixed.any():
+        out[fixed] = np.where(np.isfinite(replicates[0, fixed]), 0.0, np.nan)
+        moving = np.flatnonzero(~fixed)
+        out[moving] = _bootstrap_variance(replicates[:, moving], n)
+        return out
     finite = np.isfinite(replicates)
     whole = finite.all(axis=0)
+    if whole.all():
+        return _variance(replicates) * factor
     if whole.any():
-        out[whole] = replicates[:, whole].var(axis=0, ddof=1) * factor
+        out[whole] = _variance(replicates[:, whole]) * factor
     partial = ~whole
     if partial.any():
         part, kept = replicates[:, partial], finite[:, partial]
@@ -72,8 +89,12 @@ def _bootstrap_variance(replicates: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def condition_replicates(runs: Iterable[tuple[np.ndarray, np.ndarray]], n_samples: int) -> ConditionReplicates:
-    """Reduce a condition's runs, each ``(values (M,), replicates (R, M))``, one run at a time.
+Replicated = tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def condition_replicates(runs: Iterable[Replicated], n_samples: int) -> ConditionReplicates:
+    """Reduce a condition's runs, each ``(values (M,), replicates (R, M)[, fixed (M,)])``, one run at a
+    time (``fixed``: metrics that are the same in every resample).
 
     A metric undefined in a run (NaN value) leaves that run out of the metric's summaries.
     """
@@ -81,7 +102,8 @@ def condition_replicates(runs: Iterable[tuple[np.ndarray, np.ndarray]], n_sample
     run_variances: list[np.ndarray] = []
     total: np.ndarray | None = None
     count: np.ndarray | int = 0
-    for value, replicates in runs:
+    for value, replicates, *rest in runs:
+        fixed = rest[0] if rest else None
         defined = np.isfinite(value)
         if defined.all() and np.isfinite(replicates).all():
             kept = replicates
@@ -94,7 +116,7 @@ def condition_replicates(runs: Iterable[tuple[np.ndarray, np.ndarray]], n_sample
             total = part if total is None else np.add(total, part, out=total)
             count = count + finite.astype(np.int32)
         values.append(value)
-        run_variances.append(np.where(defined, _bootstrap_variance(kept, n_samples), np.nan))
+        run_variances.append(np.where(defined, _bootstrap_variance(kept, n_samples, fixed), np.nan))
     if total is None:
         raise ValueError("a condition needs at least one run")
     stacked = np.stack(values)

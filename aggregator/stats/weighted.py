@@ -42,6 +42,7 @@ Node = object
 _ROW_LOCAL_CHECK_SEED = 20240601
 _REL_TOL = 1e-9
 SPREAD_ROUNDING = 1e-6
+FIXED_CACHE = 64
 
 
 class NotResampled(ValueError):
@@ -140,8 +141,12 @@ class WeightedMetrics:
     not_resampled: dict[str, str]
     uses: list[list[int]] = field(default_factory=list)
     """Per metric, the indices of the leaves its scalar expression reads."""
+    _fixed: dict[tuple[tuple[int, ...], bytes], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    _spans: list[slice] = field(default_factory=list, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        bounds = np.cumsum([0] + [leaf.width for leaf in self.leaves])
+        object.__setattr__(self, "_spans", [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])])
         if not self.uses and self.names:
             index = {leaf.key: i for i, leaf in enumerate(self.leaves)}
             found = [sorted(index[n] for n in e.meta.root_names() if n in index) for e in self.scalars]
@@ -172,54 +177,122 @@ class WeightedMetrics:
         frame = table.select(exprs)
         return frame.to_numpy(order="fortran").astype(np.float64, copy=False).reshape(table.height, len(exprs))
 
-    def leaf_values(self, sums: np.ndarray) -> np.ndarray:
-        """``(R, L)`` leaf values (NaN: undefined) from ``(R, C)`` column sums: a mean is values / presence.
+    def spans(self) -> list[slice]:
+        """Per leaf, its columns in :meth:`sample_matrix`."""
+        return self._spans
 
-        A leaf whose sums are the same in every row is computed once.
-        """
-        rows = sums.shape[0]
-        same = np.all(sums == sums[:1], axis=0) if rows else np.ones(sums.shape[1], dtype=bool)
-        out = np.empty((rows, len(self.leaves)))
-        c = 0
-        for i, leaf in enumerate(self.leaves):
-            part = sums[:, c:c + leaf.width]
-            if same[c:c + leaf.width].all():
-                part = part[:1]
-            out[:, i] = _spread(leaf, part) if leaf.width > 1 else part[:, 0]
-            c += leaf.width
+    def leaf_values(self, sums: np.ndarray, leaves: Sequence[int] | None = None,
+                    starts: Sequence[int] | None = None) -> np.ndarray:
+        """``(R, len(leaves))`` values (NaN: undefined) of ``leaves`` (default all) from column sums: a
+        plain sum as it is, a mean as values / presence, a spread from its three sums. Leaf i's columns
+        start at ``starts[j]`` of ``sums`` (default: its place in :meth:`sample_matrix`)."""
+        chosen = list(range(len(self.leaves))) if leaves is None else list(leaves)
+        offsets = [self._spans[i].start for i in chosen] if starts is None else list(starts)
+        out = np.empty((sums.shape[0], len(chosen)))
+        plain = [(j, c) for j, (i, c) in enumerate(zip(chosen, offsets)) if self.leaves[i].width == 1]
+        if plain:
+            out[:, [j for j, _ in plain]] = sums[:, [c for _, c in plain]]
+        means = [(j, c) for j, (i, c) in enumerate(zip(chosen, offsets)) if self.leaves[i].kind == "mean"]
+        if means:
+            values, present = sums[:, [c for _, c in means]], sums[:, [c + 1 for _, c in means]]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[:, [j for j, _ in means]] = np.where(present > 0, values / present, np.nan)
+        for j, (i, c) in enumerate(zip(chosen, offsets)):
+            if self.leaves[i].kind in ("var", "std"):
+                out[:, j] = _spread(self.leaves[i], sums[:, c:c + self.leaves[i].width])
         return out
 
-    def leaf_frame(self, values: np.ndarray, leaves: Sequence[int]) -> pl.DataFrame:
-        """The leaves ``leaves`` of ``values`` as Polars columns of the aggregations' own types (NaN as null)."""
-        keys = [self.leaves[i].key for i in leaves]
-        frame = pl.from_numpy(values[:, list(leaves)], schema=keys, orient="row") if leaves else pl.DataFrame(
-            height=values.shape[0])
+    def leaf_frame(self, columns: dict[int, np.ndarray], height: int) -> pl.LazyFrame:
+        """Leaf columns (by leaf index) as Polars columns of the aggregations' own types (NaN as null)."""
+        frame = pl.DataFrame({self.leaves[i].key: values for i, values in columns.items()}, height=height).lazy()
         return frame.with_columns(
-            pl.col(k).round().cast(self.leaf_dtypes[i]) if self.leaf_dtypes[i].is_integer() else pl.col(k).fill_nan(None)
-            for k, i in zip(keys, leaves)
+            pl.col(self.leaves[i].key).round().cast(self.leaf_dtypes[i]) if self.leaf_dtypes[i].is_integer()
+            else pl.col(self.leaves[i].key).fill_nan(None)
+            for i in columns
         )
 
-    def evaluate(self, sums: np.ndarray) -> np.ndarray:
-        """``(R, M)`` float64 metric values (NaN = undefined) from ``(R, C)`` leaf column sums.
+    def _scalars(self, group: Sequence[int], columns: dict[int, np.ndarray], height: int) -> np.ndarray:
+        frame = self.leaf_frame(columns, height).select(
+            self.scalars[k].cast(pl.Float64).alias(self.names[k]) for k in group).collect()
+        return frame.to_numpy().astype(np.float64).reshape(height, len(group))
 
-        A metric whose leaves are the same in every row is evaluated once and repeated.
+    def evaluate(self, sums: ColumnSums | np.ndarray) -> np.ndarray:
+        """``(R, M)`` float64 metric values (NaN = undefined) from the column sums of R resamples."""
+        return self.replicates(sums)[0]
+
+    def replicates(self, sums: ColumnSums | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`evaluate`, and which metrics are the same in every resample (their leaves are).
+
+        Such a metric is evaluated once and repeated; its values are kept for the next call with the
+        same leaves (other runs of a comparison).
         """
-        rows = sums.shape[0]
+        sums = sums if isinstance(sums, ColumnSums) else ColumnSums.of(sums)
+        rows = sums.rows
         out = np.empty((rows, len(self.names)))
+        fixed_mask = np.zeros(len(self.names), dtype=bool)
         if not self.names or rows == 0:
-            return out
-        values = self.leaf_values(sums)
-        same = np.all((values == values[:1]) | (np.isnan(values) & np.isnan(values[:1])), axis=0)
+            return out, fixed_mask
+        varies = np.zeros(len(sums.first), dtype=bool)
+        varies[sums.varying] = True
+        spans = self.spans()
+        same = [not varies[span].any() for span in spans]
+        first = self.leaf_values(sums.first[None, :])
         fixed = [k for k, used in enumerate(self.uses) if all(same[i] for i in used)]
-        moving = [k for k in range(len(self.names)) if k not in set(fixed)]
-        for group, height in ((fixed, 1), (moving, rows)):
-            if not group:
-                continue
-            leaves = sorted({i for k in group for i in self.uses[k]})
-            frame = self.leaf_frame(values[:height], leaves).select(
-                self.scalars[k].cast(pl.Float64).alias(self.names[k]) for k in group)
-            out[:, group] = frame.to_numpy().astype(np.float64).reshape(height, len(group))
+        moving = [k for k in range(len(self.names)) if not all(same[i] for i in self.uses[k])]
+        fixed_mask[fixed] = True
+        if fixed:
+            used = sorted({i for k in fixed for i in self.uses[k]})
+            key = (tuple(fixed), first[0, used].tobytes())
+            if key not in self._fixed:
+                if len(self._fixed) >= FIXED_CACHE:
+                    del self._fixed[next(iter(self._fixed))]
+                self._fixed[key] = self._scalars(fixed, {i: first[:, i] for i in used}, 1)
+            out[:, fixed] = self._fixed[key]
+        if moving:
+            used = sorted({i for k in moving for i in self.uses[k]})
+            varying = [i for i in used if not same[i]]
+            wanted = [c for i in varying for c in range(spans[i].start, spans[i].stop)]
+            starts = list(np.cumsum([0] + [self.leaves[i].width for i in varying])[:-1])
+            full = self.leaf_values(sums.columns(wanted), varying, starts)
+            columns = {i: full[:, j] for j, i in enumerate(varying)}
+            columns.update({i: np.full(rows, first[0, i]) for i in used if same[i]})
+            out[:, moving] = self._scalars(moving, columns, rows)
+        return out, fixed_mask
+
+
+@dataclass(frozen=True)
+class ColumnSums:
+    """Column sums of R resamples; a column that is the same in every resample is kept once.
+
+    ``first``: every column's sum in the first resample (in all of them for a constant column);
+    ``varying``: the other columns (ascending) and ``values`` (R, V) their sums.
+    """
+
+    rows: int
+    first: np.ndarray
+    varying: np.ndarray
+    values: np.ndarray
+
+    @classmethod
+    def of(cls, dense: np.ndarray) -> ColumnSums:
+        if dense.shape[0] == 0:
+            return cls(0, np.zeros(dense.shape[1]), np.arange(0), np.zeros((0, 0)))
+        varying = np.flatnonzero(~np.all(dense == dense[:1], axis=0))
+        return cls(dense.shape[0], dense[0].copy(), varying, dense[:, varying])
+
+    def columns(self, wanted: Sequence[int]) -> np.ndarray:
+        """``(R, len(wanted))`` sums of the columns ``wanted``."""
+        out = np.repeat(self.first[None, list(wanted)], self.rows, axis=0)
+        place = np.searchsorted(self.varying, wanted)
+        inside = (place < len(self.varying)) & (self.varying[np.minimum(place, len(self.varying) - 1)] == wanted) \
+            if len(self.varying) else np.zeros(len(wanted), dtype=bool)
+        if inside.any():
+            out[:, inside] = self.values[:, place[inside]]
         return out
+
+    def dense(self) -> np.ndarray:
+        """``(R, C)`` sums of every column."""
+        return self.columns(range(len(self.first)))
 
 
 def _spread(leaf: Leaf, sums: np.ndarray) -> np.ndarray:
