@@ -1,0 +1,101 @@
+"""Score one prediction file against its gold: read, pair, sound counts, the chosen scorer and its compat report."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aggregator.formats.compat import Step, ladder
+from aggregator.formats.model import Sentence, words
+from aggregator.formats.official.base import Scorer
+from aggregator.formats.pairing import Pair, pair, unique
+from aggregator.formats.registry import FORMATS, FormatSpec
+from aggregator.formats.sound import SoundResult, score
+from aggregator.formats.tally import Scores, Tallies
+from scorecards.errors import InputError
+
+
+@dataclass
+class Evaluation:
+    """Everything ``aggregate score`` shows and writes."""
+
+    spec: FormatSpec
+    gold_path: Path
+    pred_path: Path
+    gold: list[Sentence[Any]]
+    pred: list[Sentence[Any]]
+    sound: SoundResult
+    scorer: Scorer | None
+    official: Tallies | None = None
+    crash: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    residual: dict[str, Scores] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def pairs(self) -> list[Pair[Any]]:
+        return [p for p, _ in self.sound.rows]
+
+
+def choose_scorer(spec: FormatSpec, compat: str) -> Scorer | None:
+    """``compat`` among the format's scorers; None when the format has none (SemEval-2016)."""
+    if not spec.scorers:
+        return None
+    found = spec.scorer(compat)
+    if found is None:
+        raise InputError(f"--compat {compat!r} is not a scorer of {spec.name}; one of: {', '.join(spec.scorer_names())}")
+    return found
+
+
+def _notes(spec: FormatSpec, pairs: list[Pair[Any]], merged: int) -> list[str]:
+    notes = []
+    unknown = sum(p.gold is None for p in pairs)
+    missing = sum(p.pred is None for p in pairs)
+    differ = [p for p in pairs if p.gold and p.pred and words(p.gold.text) != words(p.pred.text)]
+    if unknown:
+        notes.append(f"{unknown} predicted sentences are not in the gold (by {spec.keyed_by}): "
+                     "their tuples count as false positives")
+    if missing:
+        notes.append(f"{missing} gold sentences have no prediction (by {spec.keyed_by}): "
+                     "their tuples count as false negatives")
+    if differ:
+        notes.append(f"{len(differ)} paired sentences differ in text between the files "
+                     f"(first: gold line {differ[0].gold.line})")  # type: ignore[union-attr]
+    if merged:
+        notes.append(f"{merged} lines repeat an earlier sentence's text and were merged into it, "
+                     "as the official scorer keys sentences by text")
+    return notes
+
+
+def read_both(spec: FormatSpec, gold_path: Path, pred_path: Path) -> tuple[list[Sentence[Any]], list[Sentence[Any]], int]:
+    """Both files read strictly, their sentences with distinct keys, and how many lines were merged."""
+    gold_read, pred_read = spec.read(gold_path), spec.read(pred_path)
+    gold = unique(gold_read, gold_path, merge=spec.merge_same_key)
+    pred = unique(pred_read, pred_path, merge=spec.merge_same_key)
+    return gold, pred, len(gold_read) + len(pred_read) - len(gold) - len(pred)
+
+
+def read_pairs(gold_path: Path, pred_path: Path, format_name: str) -> tuple[FormatSpec, list[Pair[Any]]]:
+    """The format and its paired sentences (what ``aggregate convert`` writes)."""
+    spec = FORMATS[format_name]
+    gold, pred, _ = read_both(spec, gold_path, pred_path)
+    return spec, pair(gold, pred)
+
+
+def evaluate(gold_path: Path, pred_path: Path, format_name: str, compat: str = "official") -> Evaluation:
+    """Read both files strictly, score soundly and with the chosen scorer (quirk by quirk)."""
+    started = time.perf_counter()
+    spec = FORMATS[format_name]
+    scorer = choose_scorer(spec, compat)
+    gold, pred, merged = read_both(spec, gold_path, pred_path)
+    pairs = pair(gold, pred)
+    sound = score(pairs, spec.units, breakdowns=spec.breakdowns)
+    result = Evaluation(spec, gold_path, pred_path, gold, pred, sound, scorer, notes=_notes(spec, pairs, merged))
+    if scorer is not None:
+        result.official, result.steps, result.residual = ladder(scorer, gold, pred, spec.main, sound.totals)
+        result.crash = scorer.crash(gold, pred, result.official)
+    result.seconds = time.perf_counter() - started
+    return result
