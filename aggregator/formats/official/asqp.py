@@ -31,11 +31,11 @@ QUIRKS = (
 
 
 def paraphrase(quads: list[Any]) -> str:
-    """``get_para_asqp_targets`` of one sentence."""
+    """``get_para_asqp_targets`` of one sentence (an unknown sentiment, where it raises KeyError, kept as is)."""
     pieces = []
     for aspect, category, sentiment, opinion in quads:
         aspect = "it" if aspect == "NULL" else aspect
-        pieces.append(f"{category} is {OPINION_WORD[sentiment]} because {aspect} is {opinion}")
+        pieces.append(f"{category} is {OPINION_WORD.get(sentiment, sentiment)} because {aspect} is {opinion}")
     return " [SSEP] ".join(pieces)
 
 
