@@ -13,7 +13,7 @@ from aggregator.formats.official.base import Scorer
 from aggregator.formats.pairing import Pair, pair, unique
 from aggregator.formats.registry import FORMATS, FormatSpec
 from aggregator.formats.sound import SoundResult, score
-from aggregator.formats.tally import Scores, Tallies
+from aggregator.formats.tally import Tallies
 from scorecards.errors import InputError
 
 
@@ -31,7 +31,6 @@ class Evaluation:
     official: Tallies | None = None
     crash: str | None = None
     steps: list[Step] = field(default_factory=list)
-    residual: dict[str, Scores] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -92,10 +91,10 @@ def evaluate(gold_path: Path, pred_path: Path, format_name: str, compat: str = "
     scorer = choose_scorer(spec, compat)
     gold, pred, merged = read_both(spec, gold_path, pred_path)
     pairs = pair(gold, pred)
-    sound = score(pairs, spec.units, breakdowns=spec.breakdowns)
+    sound = score(pairs, spec.units, breakdowns=spec.main.values() if spec.breakdowns else ())
     result = Evaluation(spec, gold_path, pred_path, gold, pred, sound, scorer, notes=_notes(spec, pairs, merged))
     if scorer is not None:
-        result.official, result.steps, result.residual = ladder(scorer, gold, pred, spec.main, sound.totals)
+        result.official, result.steps = ladder(scorer, gold, pred, spec.main, sound.totals)
         result.crash = scorer.crash(gold, pred, result.official)
     result.seconds = time.perf_counter() - started
     return result

@@ -24,10 +24,12 @@ _FIELDS = ("aspect", "category", "opinion", "polarity")
 
 def tuples_json(tuples: tuple[AbsaTuple, ...]) -> str:
     """The distinct tuples as a sorted JSON array of objects with the fields present (implicit = null)."""
-    shown = {json.dumps({f: element_json(v) if f in ("aspect", "opinion") else v
-                         for f, v in zip(_FIELDS, t) if v is not None}, ensure_ascii=False, sort_keys=True)
+    import msgspec
+
+    encode = msgspec.json.encode
+    shown = {encode({f: element_json(v) if f in ("aspect", "opinion") else v for f, v in zip(_FIELDS, t) if v is not None})
              for t in tuples}
-    return "[" + ", ".join(sorted(shown)) + "]"
+    return (b"[" + b",".join(sorted(shown)) + b"]").decode()
 
 
 def per_sentence(evaluation: Evaluation) -> pl.DataFrame:

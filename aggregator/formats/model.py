@@ -3,7 +3,9 @@
 A field that is ``None`` is not part of the format (NIKLuge predictions name no aspect
 term). :data:`IMPLICIT` is an element the annotation says the sentence does not name:
 ASQP's ``NULL``, ACOS's ``-1,-1``, NIKLuge's ``[null, 0, 0]``. Elements are compared as
-their format defines them: token ranges, character offsets or words.
+their format defines them: token ranges, character offsets or words. They are named
+tuples (compared and hashed at C speed); a format holds one kind per field, so kinds of
+equal values never meet.
 """
 
 from __future__ import annotations
@@ -28,31 +30,27 @@ class Implicit(enum.Enum):
 IMPLICIT = Implicit.NULL
 
 
-@dataclass(frozen=True, slots=True)
-class TokenSpan:
+class TokenSpan(NamedTuple):
     """Whitespace tokens ``[start, end)`` of the sentence."""
 
     start: int
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class TokenList:
+class TokenList(NamedTuple):
     """A token index list that is not a range (reversed, gapped, repeated): equal only to itself."""
 
     indices: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class CharSpan:
+class CharSpan(NamedTuple):
     """Characters ``[start, end)`` of the sentence."""
 
     start: int
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class Words:
+class Words(NamedTuple):
     """A term given as text: its whitespace tokens joined by one space."""
 
     text: str

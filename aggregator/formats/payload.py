@@ -46,7 +46,6 @@ def payload(evaluation: Evaluation, semantics: Semantics = "sound") -> dict[str,
              "effect": _main(main, step.effect)}
             for step in evaluation.steps if step.changed
         ],
-        "residual": _main(main, evaluation.residual) if evaluation.residual else None,
         "units": {"sound": unit_rows(evaluation.sound.totals),
                   "official": unit_rows(official) if official is not None else []},
         "sentences": {"gold": len(evaluation.gold), "pred": len(evaluation.pred), "paired": len(evaluation.pairs)},

@@ -47,16 +47,16 @@ class FormatSpec:
         return [name for s in self.scorers for name in (s.name, *s.aliases)]
 
 
-QUAD_UNITS = subsets("category", "sentiment", "aspect", "opinion")
+QUAD_UNITS = official_acos.UNITS
 QUAD = {"quad": "category sentiment aspect opinion"}
 
 FORMATS: dict[str, FormatSpec] = {
     spec.name: spec
     for spec in (
-        FormatSpec("nikluge", "NIKLuge 2022 JSONL", nikluge.read, subsets("category", "sentiment"),
+        FormatSpec("nikluge", "NIKLuge 2022 JSONL", nikluge.read, subsets("category", "sentiment", complete=True),
                    {"category": "category", "pipeline": "category sentiment"}, "category sentiment", "id", "annotations",
                    scorers=(official_nikluge.OFFICIAL, official_nikluge.PRE_FIX)),
-        FormatSpec("aste", "ASTE-Data-V2 lines", aste.read, subsets("sentiment", "aspect", "opinion"),
+        FormatSpec("aste", "ASTE-Data-V2 lines", aste.read, subsets("sentiment", "aspect", "opinion", complete=True),
                    {"triplet": "sentiment aspect opinion"}, "sentiment aspect opinion", "line", "triplets",
                    scorers=(official_aste.SPAN_ASTE, official_aste.GTS, gas.RAW, gas.FIXED)),
         FormatSpec("asqp", "ASQP / ABSA-QUAD lines", asqp.read, QUAD_UNITS, QUAD, QUAD["quad"], "line", "quads",

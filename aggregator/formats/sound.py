@@ -9,7 +9,7 @@ adds false positives, a gold sentence without prediction false negatives.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from aggregator.formats.model import AbsaTuple
@@ -34,6 +34,21 @@ def counts(unit: Unit, gold: Sequence[AbsaTuple], pred: Sequence[AbsaTuple]) -> 
     return Tally(tp, len(p) - tp, len(g) - tp)
 
 
+def by_type(tuples: Sequence[AbsaTuple]) -> dict[str, list[AbsaTuple]]:
+    """The tuples grouped by explicit/implicit type (only the types present)."""
+    groups: dict[str, list[AbsaTuple]] = {}
+    for item in tuples:
+        groups.setdefault(tuple_type(item), []).append(item)
+    return groups
+
+
+def type_counts(unit: Unit, gold: dict[str, list[AbsaTuple]], pred: dict[str, list[AbsaTuple]]) -> Iterator[tuple[str, Tally]]:
+    """Per type present on either side, the counts of that type's tuples alone (other types count 0)."""
+    for kind in TYPES:
+        if kind in gold or kind in pred:
+            yield kind, counts(unit, gold.get(kind, ()), pred.get(kind, ()))
+
+
 def _add(totals: dict[tuple[str, str], list[int]], key: tuple[str, str], tally: Tally) -> None:
     sums = totals.setdefault(key, [0, 0, 0])
     sums[0] += tally.tp
@@ -41,8 +56,10 @@ def _add(totals: dict[tuple[str, str], list[int]], key: tuple[str, str], tally: 
     sums[2] += tally.fn
 
 
-def score(pairs: Sequence[Pair[object]], units: tuple[Unit, ...], *, breakdowns: bool = False) -> SoundResult:
-    """Sound counts of every unit; with ``breakdowns``, also per explicit/implicit type (only that type's tuples)."""
+def score(pairs: Sequence[Pair[object]], units: tuple[Unit, ...], *, breakdowns: Collection[str] = ()) -> SoundResult:
+    """Sound counts of every unit; for the units named in ``breakdowns``, also per explicit/implicit type
+    (only that type's tuples)."""
+    broken_down = [unit for unit in units if unit.name in breakdowns]
     totals: dict[tuple[str, str], list[int]] = {}
     rows = []
     for pair in pairs:
@@ -52,10 +69,10 @@ def score(pairs: Sequence[Pair[object]], units: tuple[Unit, ...], *, breakdowns:
         rows.append((pair, row))
         for unit, tally in zip(units, row):
             _add(totals, (unit.name, ALL), tally)
-        if breakdowns:
-            for kind in TYPES:
-                gold_of = [t for t in gold if tuple_type(t) == kind]
-                pred_of = [t for t in pred if tuple_type(t) == kind]
-                for unit in units:
-                    _add(totals, (unit.name, kind), counts(unit, gold_of, pred_of))
-    return SoundResult(units, rows, {key: Tally(*sums) for key, sums in totals.items()})
+        if broken_down:
+            gold_by, pred_by = by_type(gold), by_type(pred)
+            for unit in broken_down:
+                for kind, tally in type_counts(unit, gold_by, pred_by):
+                    _add(totals, (unit.name, kind), tally)
+    keys = [(unit.name, kind) for unit in units for kind in ((ALL, *TYPES) if unit in broken_down else (ALL,))]
+    return SoundResult(units, rows, {key: Tally(*totals.get(key, (0, 0, 0))) for key in keys})

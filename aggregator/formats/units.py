@@ -7,8 +7,8 @@ opinion``; the ACOS element subsets are the 15 non-empty subsets, in its order. 
 enters a unit only when it has every field of the unit (``None`` = not in the format);
 ``explicit_only`` also leaves out implicit aspects (SemEval-2016 slot 2).
 
-Breakdowns by explicit/implicit type (ACOS): ``EA&EO``, ``IA&EO``, ``EA&IO``, ``IA&IO``
-hold the tuples of that type only; ``all`` holds every tuple.
+Breakdowns by explicit/implicit type (ACOS; sound scoring breaks the full quad down):
+``EA&EO``, ``IA&EO``, ``EA&IO``, ``IA&IO`` hold the tuples of that type only; ``all`` every tuple.
 """
 
 from __future__ import annotations
@@ -36,33 +36,36 @@ class Unit:
     name: str
     fields: tuple[Field, ...]
     explicit_only: bool = False
+    complete: bool = False
     _get: Callable[[AbsaTuple], Key] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        get = itemgetter(*(_INDEX[f] for f in self.fields), _INDEX["aspect"])
+        indices = [_INDEX[f] for f in self.fields]
+        get = itemgetter(*indices) if len(indices) > 1 else (lambda item, i=indices[0]: (item[i],))
         object.__setattr__(self, "_get", get)
 
     def project(self, tuples: Iterable[AbsaTuple]) -> frozenset[Key]:
         """``{(t.f for f in fields)}`` over the tuples having every field (and, if asked, an explicit aspect)."""
-        values = map(self._get, tuples)
+        if self.complete:
+            return frozenset(map(self._get, tuples))
         if self.explicit_only:
-            return frozenset(v[:-1] for v in values if None not in v and not isinstance(v[-1], Implicit))
-        return frozenset(v[:-1] for v in values if None not in v[:-1])
+            tuples = [t for t in tuples if t.aspect is not None and not isinstance(t.aspect, Implicit)]
+        return frozenset(v for v in map(self._get, tuples) if None not in v)
 
 
-def unit(*fields: Field, explicit_only: bool = False) -> Unit:
+def unit(*fields: Field, explicit_only: bool = False, complete: bool = False) -> Unit:
     """The unit of ``fields``, named by them in ACOS order."""
     ordered = tuple(f for f in ACOS_ORDER if f in fields)
-    return Unit(" ".join(ordered), ordered, explicit_only)
+    return Unit(" ".join(ordered), ordered, explicit_only, complete)
 
 
-def subsets(*fields: Field) -> tuple[Unit, ...]:
+def subsets(*fields: Field, complete: bool = False) -> tuple[Unit, ...]:
     """Every non-empty subset of ``fields`` as a unit, in the ACOS scorer's order (bit i = ``ACOS_ORDER[i]``)."""
     out = []
     for bits in range(1, 16):
         chosen = tuple(f for i, f in enumerate(ACOS_ORDER) if bits >> i & 1)
         if set(chosen) <= set(fields):
-            out.append(unit(*chosen))
+            out.append(unit(*chosen, complete=complete))
     return tuple(out)
 
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from aggregator.formats.model import AbsaTuple
 from aggregator.formats.official.base import Quirk, Scorer, Sentences
 from aggregator.formats.pairing import pair
-from aggregator.formats.sound import counts
+from aggregator.formats.sound import by_type, counts, type_counts
 from aggregator.formats.tally import Tallies, Tally
 from aggregator.formats.units import ALL, TYPES, subsets, tuple_type
 
-UNITS = subsets("category", "sentiment", "aspect", "opinion")
+UNITS = subsets("category", "sentiment", "aspect", "opinion", complete=True)
 SOURCE = "NUSTM/ACOS Extract-Classify-ACOS/eval_metrics.py measureQuad_imp @ 45d179a3dcc6a3dedd848d81b16f2552454805fe"
 
 QUIRKS = (
@@ -40,17 +40,16 @@ def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
         p: tuple[AbsaTuple, ...] = sentence.pred.tuples if sentence.pred is not None else ()
         if not g and "empty_gold_ignored" in quirks:
             continue
-        kinds = {tuple_type(t) for t in g}
+        gold_by, pred_by = by_type(g), by_type(p)
         for unit in UNITS:
             whole = counts(unit, g, p)
             add((unit.name, ALL), whole)
-            for kind in TYPES:
-                if "whole_sentence_types" in quirks:
-                    if kind in kinds:
-                        add((unit.name, kind), whole)
-                else:
-                    add((unit.name, kind), counts(unit, [t for t in g if tuple_type(t) == kind],
-                                                  [t for t in p if tuple_type(t) == kind]))
+            if "whole_sentence_types" in quirks:
+                for kind in gold_by:
+                    add((unit.name, kind), whole)
+            else:
+                for kind, tally in type_counts(unit, gold_by, pred_by):
+                    add((unit.name, kind), tally)
     return {key: Tally(*values) for key, values in sums.items()}
 
 
@@ -63,11 +62,15 @@ def crash(gold: Sentences, pred: Sentences, tallies: Tallies) -> str | None:
 
 
 def events(gold: Sentences, pred: Sentences) -> dict[str, int]:
-    empty = {s.key for s in gold if not s.tuples}
-    return {
-        "empty_gold_ignored": sum(len(s.tuples) for s in pred if s.key in empty),
-        "whole_sentence_types": sum(len({tuple_type(t) for t in s.tuples}) > 1 for s in gold),
-    }
+    """Predicted quads in sentences without gold quads; sentences whose breakdowns differ from their types' quads."""
+    with_quads = {s.key for s in gold if s.tuples}
+    mixed = 0
+    for sentence in pair(list(gold), list(pred)):
+        g = sentence.gold.tuples if sentence.gold is not None else ()
+        p = sentence.pred.tuples if sentence.pred is not None else ()
+        mixed += len({tuple_type(t) for t in (*g, *p)}) > 1 or (not g and bool(p))
+    return {"empty_gold_ignored": sum(len(s.tuples) for s in pred if s.key not in with_quads),
+            "whole_sentence_types": mixed}
 
 
 OFFICIAL = Scorer("official", "acos", SOURCE, QUIRKS, run, crash, events)

@@ -83,15 +83,21 @@ def crash(gold: Sentences, pred: Sentences, tallies: Tallies) -> str | None:
     return length_crash(gold, pred)
 
 
+def _changed(after: list[Quad], before: list[Quad]) -> int:
+    """How many quads differ, position by position (and how many appeared or vanished)."""
+    return sum(a != b for a, b in zip(after, before)) + abs(len(after) - len(before))
+
+
 def events(gold: Sentences, pred: Sentences) -> dict[str, int]:
     sentences = (*gold, *pred)
     raw, through = frozenset({"exact_strings"}), frozenset({"exact_strings", "paraphrase_round_trip"})
     return {
         "duplicates": sum(len(s.raw) - len(set(side(s, frozenset()))) for s in sentences),
-        "exact_strings": sum(any(x != words(x) for x in (i.aspect, i.category, i.opinion))
-                             for s in sentences for i in s.raw),
-        "paraphrase_round_trip": sum(a != (b[0], b[1], OPINION_WORD.get(b[2]), b[3])
-                                     for s in sentences for a, b in zip(side(s, through), side(s, raw))),
+        "exact_strings": sum(any(x != words(x) for x in (i.aspect, i.category, i.opinion)) or i.sentiment != t.polarity
+                             for s in sentences for t, i in zip(s.tuples, s.raw)),
+        "paraphrase_round_trip": sum(_changed(side(s, through), [(c, a, OPINION_WORD.get(p, p), o)
+                                                                 for c, a, p, o in side(s, raw)])
+                                     for s in sentences if s.raw),
         "empty_junk": sum(not s.raw for s in sentences),
     }
 

@@ -139,7 +139,9 @@ def events(gold: Sentences, pred: Sentences) -> dict[str, int]:
         for s in (g, p):
             if s is not None:
                 counts["duplicates"] += len(s.raw) - len(set(side(s, frozenset())))
-                counts["round_trip"] += sum(round_trip([t]) != [t] for t in texts(s))
+                found = texts(s)
+                after = round_trip(found) if found else []
+                counts["round_trip"] += sum(a != b for a, b in zip(after, found)) + abs(len(after) - len(found))
         if g is not None and p is not None:
             gold_keys, gold_texts = set(side(g, frozenset())), set(side(g, everything))
             counts["surface_text"] += sum(k not in gold_keys and t in gold_texts

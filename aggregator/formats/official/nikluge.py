@@ -10,6 +10,7 @@ denominator. Before the fix the found-flags were not reset between predictions.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from aggregator.formats.nikluge import Item
@@ -26,12 +27,20 @@ QUIRKS = (
     Quirk("exact_strings", "categories and polarities are compared as exact strings (no whitespace or case normalization)"),
     Quirk("polarity_at_index_1", "a prediction in the gold's 3-element form has its polarity read from its "
                                  "[term, start, end] element, so it never matches"),
-    Quirk("gold_repeats", "every gold annotation counts, also when its category and polarity repeat in the sentence"),
-    Quirk("pred_repeats", "a repeated wrong prediction counts again as a false positive"),
+    Quirk("gold_repeats", "every gold annotation counts, also when its category (and polarity) repeats in the sentence"),
+    Quirk("pred_repeats", "every prediction counts, also when its category (and polarity) repeats in the sentence: "
+                          "a repeated wrong one is another false positive"),
     Quirk("first_match", "only the first annotation of the same category on the other side is checked (order matters)"),
 )
 STALE = Quirk("stale_flags", "after the first matched prediction of a sentence no later one is a false positive "
                              "(found-flags not reset)")
+
+
+_category = itemgetter(0)
+
+
+def _pair(ann: Ann) -> Ann:
+    return ann
 
 
 def _hashable(value: Any) -> Any:
@@ -57,23 +66,26 @@ def _once(anns: list[Ann], key: Callable[[Ann], Any]) -> list[Ann]:
     return [a for a in anns if not (key(a) in seen or seen.add(key(a)))]  # type: ignore[func-returns-value]
 
 
-def _decides(ann: Ann, others: list[Ann], key: Callable[[Ann], Any], first: bool) -> bool:
-    """Whether ``ann`` is matched: by the first same-category annotation of ``others``, or by any."""
-    if first:
-        return next((key(o) == key(ann) for o in others if o[0] == ann[0]), False)
-    return any(key(o) == key(ann) for o in others)
+def _matcher(others: list[Ann], key: Callable[[Ann], Any], first: bool) -> Callable[[Ann], bool]:
+    """Whether an annotation is matched: by the first same-category annotation of ``others``, or by any."""
+    if not first:
+        keys = set(map(key, others))
+        return lambda ann: key(ann) in keys
+    firsts: dict[Any, Any] = {}
+    for other in others:
+        firsts.setdefault(other[0], key(other))
+    return lambda ann: ann[0] in firsts and firsts[ann[0]] == key(ann)
 
 
 def _unit(gold: list[Ann], pred: list[Ann], key: Callable[[Ann], Any], quirks: frozenset[str]) -> Tally:
     gold = gold if "gold_repeats" in quirks else _once(gold, key)
     pred = pred if "pred_repeats" in quirks else _once(pred, key)
     first = "first_match" in quirks
-    tp = sum(_decides(g, pred, key, first) for g in gold)
-    fp = found = 0
-    for p in pred:
-        found = (found and "stale_flags" in quirks) or _decides(p, gold, key, first)
-        fp += not found
-    return Tally(tp, fp, len(gold) - tp)
+    tp = sum(map(_matcher(pred, key, first), gold))
+    matched = list(map(_matcher(gold, key, first), pred))
+    if "stale_flags" in quirks and True in matched:
+        matched = matched[: matched.index(True)] + [True] * (len(matched) - matched.index(True))
+    return Tally(tp, matched.count(False), len(gold) - tp)
 
 
 def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
@@ -84,8 +96,8 @@ def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
     totals = {CATEGORY: Tally(0, 0, 0), PIPELINE: Tally(0, 0, 0)}
     for g, p in sentences:
         gold_anns, pred_anns = _annotations(g, True, quirks), _annotations(p, False, quirks)
-        totals[CATEGORY] += _unit(gold_anns, pred_anns, lambda a: a[0], quirks)
-        totals[PIPELINE] += _unit(gold_anns, pred_anns, lambda a: a, quirks)
+        totals[CATEGORY] += _unit(gold_anns, pred_anns, _category, quirks)
+        totals[PIPELINE] += _unit(gold_anns, pred_anns, _pair, quirks)
     return {(unit, "all"): tally for unit, tally in totals.items()}
 
 
@@ -112,8 +124,8 @@ def events(gold: Sentences, pred: Sentences) -> dict[str, int]:
         "exact_strings": sum(t.category != i.category or t.polarity != i.polarity
                              for s in (*gold, *pred) for t, i in zip(s.tuples, s.raw)),
         "polarity_at_index_1": sum(i.size == 3 for s in pred for i in s.raw),
-        "gold_repeats": sum(_repeats(_annotations(s, True, exact)) for s in gold),
-        "pred_repeats": sum(_repeats(_annotations(s, False, exact)) for s in pred),
+        "gold_repeats": sum(_repeats([a[0] for a in _annotations(s, True, exact)]) for s in gold),
+        "pred_repeats": sum(_repeats([a[0] for a in _annotations(s, False, exact)]) for s in pred),
         "first_match": 0,
         "stale_flags": 0,
     }
