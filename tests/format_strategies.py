@@ -33,7 +33,8 @@ def _aste_item(size: int) -> st.SearchStrategy[list[Any]]:
 _TERMS = ("NULL", "food", "the food", "it", " wine list", "service", "null")
 _asqp_item = st.tuples(st.sampled_from(_TERMS), st.sampled_from(("food quality", "service general", "food  quality")),
                        st.sampled_from(SENTIMENTS), st.sampled_from(("great", "NULL", "not good ", "slow"))).map(list)
-_span = st.one_of(st.just("-1,-1"), st.tuples(st.integers(0, 5), st.integers(1, 3)).map(lambda t: f"{t[0]},{t[0] + t[1]}"))
+_span = st.one_of(st.just("-1,-1"),
+                  st.tuples(st.integers(0, 5), st.integers(1, 3)).map(lambda t: f"{t[0]},{t[0] + t[1]}"))
 _acos_item = st.tuples(_span, st.sampled_from(("FOOD#QUALITY", "SERVICE#GENERAL")), st.sampled_from("012"), _span).map(
     lambda t: [" ".join(t)])
 _CATEGORIES = ("본품#품질", "제품 전체#일반", "패키지/구성품#디자인", "브랜드#인지도")
@@ -70,9 +71,11 @@ def _semeval(sentences: list[tuple[int, Items]]) -> list[str]:
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<sentences>"]
     for i, items in sentences:
         lines.append(f'<sentence id="s{i}"><text>a b c d e f g h</text><aspectTerms>')
-        lines += [f'<aspectTerm term="x" polarity="{p}" from="{s}" to="{s + n}"/>' for k, s, n, p in items if k == "term"]
+        lines += [f'<aspectTerm term="x" polarity="{p}" from="{s}" to="{s + n}"/>'
+                  for k, s, n, p in items if k == "term"]
         lines.append("</aspectTerms><aspectCategories>")
-        lines += [f"<aspectCategory category={quoteattr(c)} polarity=\"{p}\"/>" for k, c, _, p in items if k == "category"]
+        lines += [f"<aspectCategory category={quoteattr(c)} polarity=\"{p}\"/>"
+                  for k, c, _, p in items if k == "category"]
         lines.append("</aspectCategories></sentence>")
     return lines + ["</sentences>"]
 
@@ -82,7 +85,8 @@ def lines(fmt: str, sentences: list[tuple[int, Items]]) -> list[str]:
     if fmt == "semeval14":
         return _semeval(sentences)
     if fmt == "aste":
-        return [" ".join(f"w{j}" for j in range(8)) + "####" + repr([tuple(t) for t in items]) for _, items in sentences]
+        tokens = " ".join(f"w{j}" for j in range(8))
+        return [tokens + "####" + repr([tuple(t) for t in items]) for _, items in sentences]
     if fmt == "asqp":
         return [f"sentence {i}####{items!r}" for i, items in sentences]
     if fmt == "acos":

@@ -70,7 +70,8 @@ def _acos_row(unit: str, kind: str, name: str) -> Callable[[dict[str, Any]], Any
 
 
 def _acos(expected: dict[str, Any]) -> Iterator[Check]:
-    names = (("precision", "precision"), ("recall", "recall"), ("micro-F1", "f1"), ("tp", "tp"), ("fp", "fp"), ("fn", "fn"))
+    names = (("precision", "precision"), ("recall", "recall"), ("micro-F1", "f1"),
+             ("tp", "tp"), ("fp", "fp"), ("fn", "fn"))
     for theirs, ours in names[:3]:
         yield "official", f"quad {theirs}", expected["official"][theirs], _official(None, ours)
     for unit, kinds in expected["subtasks"].items():

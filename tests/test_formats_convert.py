@@ -1,4 +1,5 @@
-"""``aggregate convert``: any format as scorecards, on which ``aggregate RUN`` gives the numbers of ``aggregate score``."""
+"""``aggregate convert``: any format as scorecards, on which ``aggregate RUN`` gives the numbers of
+``aggregate score``."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ FORMATS_TESTED = ("nikluge", "aste", "asqp", "acos", "semeval14")
 def _convert_and_compare(gold: Path, pred: Path, fmt: str, tmp: Path) -> None:
     spec, pairs = read_pairs(gold, pred, fmt)
     scorecards = tmp / "scorecards.jsonl"
-    scorecards.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in scorecard_rows(spec, pairs, "r")))
+    rows = scorecard_rows(spec, pairs, "r")
+    scorecards.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     run = evaluate_run(scorecards, workers=1)
     scored = evaluate(gold, pred, fmt)
     index = [u.name for u in scored.sound.units].index(spec.scorecard_unit)
@@ -62,6 +64,7 @@ def test_convert_writes_scorecards_that_aggregate_reads(tmp_path: Path) -> None:
     aggregated = run_cli(tmp_path / "run", "--json", "--quiet")
     assert aggregated.returncode == 0, aggregated.stderr
     scored = run_cli("score", gold, pred, "--format", fmt, "--json")
-    assert json.loads(aggregated.stdout)["metrics"]["tuple_f1_s2_refpol_micro"] == json.loads(scored.stdout)["sound"]["f1"]
+    micro = json.loads(aggregated.stdout)["metrics"]["tuple_f1_s2_refpol_micro"]
+    assert micro == json.loads(scored.stdout)["sound"]["f1"]
     stdout = run_cli("convert", gold, pred, "--format", fmt)
     assert stdout.stdout.encode() == (tmp_path / "run" / "scorecards.jsonl").read_bytes()

@@ -68,7 +68,9 @@ def test_gold_against_itself_scores_1(fmt: str, data: st.DataObject) -> None:
 @pytest.mark.parametrize(("fmt", "compat"), [(f, s.name) for f in FORMATS_TESTED for s in FORMATS[f].scorers])
 @SETTINGS
 @given(data=st.data())
-def test_a_scorer_without_its_quirks_is_sound_and_the_report_adds_up(fmt: str, compat: str, data: st.DataObject) -> None:
+def test_a_scorer_without_its_quirks_is_sound_and_the_report_adds_up(
+    fmt: str, compat: str, data: st.DataObject
+) -> None:
     golds, preds = data.draw(corpus(fmt))
     evaluation = score(fmt, *files(fmt, golds, preds), compat=compat)
     scorer, gold, pred = evaluation.scorer, evaluation.gold, evaluation.pred

@@ -16,7 +16,8 @@ GOOD = {
     "aste": "a b c####[([0], [1], 'POS')]",
     "asqp": "a b c####[['a', 'food quality', 'positive', 'b']]",
     "acos": "a b c\t0,1 FOOD#QUALITY 2 1,2",
-    "nikluge": json.dumps({"id": "x1", "sentence_form": "a", "annotation": [["본품#품질", [None, 0, 0], "positive"]]}),
+    "nikluge": json.dumps({"id": "x1", "sentence_form": "a",
+                           "annotation": [["본품#품질", [None, 0, 0], "positive"]]}),
 }
 BAD = [
     ("aste", "a b c[([0], [1], 'POS')]", "expected one '####'"),

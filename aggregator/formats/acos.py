@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from aggregator.formats.lines import bad, label, read_lines
-from aggregator.formats.model import IMPLICIT, AbsaTuple, Element, Sentence, TokenSpan
+from aggregator.formats.model import IMPLICIT, AbsaTuple, Element, Label, Sentence, TokenSpan
 from scorecards.errors import quoted
 
-LABELS = {"0": "negative", "1": "neutral", "2": "positive"}
+LABELS: dict[str, Label] = {"0": "negative", "1": "neutral", "2": "positive"}
 IMPLICIT_SPAN = "-1,-1"
 _SPAN = re.compile(r"(0|[1-9][0-9]*),(0|[1-9][0-9]*)")
 
@@ -45,7 +45,7 @@ def _quad(text: str, i: int, path: Path, line: int) -> tuple[AbsaTuple, Item]:
     aspect, category, sentiment, opinion = parts
     polarity = label(sentiment, LABELS, path, line)
     typed = AbsaTuple(_span(aspect, f"quad {i} aspect", path, line), category,
-                      _span(opinion, f"quad {i} opinion", path, line), polarity)  # type: ignore[arg-type]
+                      _span(opinion, f"quad {i} opinion", path, line), polarity)
     return typed, Item(category, sentiment, aspect, opinion)
 
 

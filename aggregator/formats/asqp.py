@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from aggregator.formats.aste import split_line
-from aggregator.formats.lines import bad, label, literal, read_lines
+from aggregator.formats.aste import labelled
+from aggregator.formats.lines import WORD_LABELS, bad, label, read_lines
 from aggregator.formats.model import IMPLICIT, AbsaTuple, Element, Sentence, Words, words
 
-LABELS = {"positive": "positive", "negative": "negative", "neutral": "neutral"}
 NULL = "NULL"
 
 
@@ -33,17 +32,14 @@ def term(text: str) -> Element:
 
 
 def _sentence(text: str, path: Path, line: int) -> Sentence[Item]:
-    sentence, labels = split_line(text, path, line)
-    value = literal(labels, path, line)
-    if not isinstance(value, (list, tuple)):
-        raise bad(path, line, "labels are not a list of quads")
+    sentence, value = labelled(text, "quads", path, line)
     typed, raw = [], []
     for i, quad in enumerate(value):
         if not (isinstance(quad, (list, tuple)) and len(quad) == 4 and all(isinstance(x, str) for x in quad)):
             raise bad(path, line, f"quad {i}: expected [aspect, category, sentiment, opinion] strings")
         item = Item(*quad)
-        polarity = label(item.sentiment.strip().lower(), LABELS, path, line)
-        typed.append(AbsaTuple(term(item.aspect), words(item.category), term(item.opinion), polarity))  # type: ignore[arg-type]
+        polarity = label(item.sentiment.strip().lower(), WORD_LABELS, path, line)
+        typed.append(AbsaTuple(term(item.aspect), words(item.category), term(item.opinion), polarity))
         raw.append(item)
     return Sentence(str(line), line, sentence, tuple(typed), tuple(raw))
 

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from aggregator.formats.lines import bad, label, literal, read_lines
-from aggregator.formats.model import AbsaTuple, Element, Sentence, TokenList, TokenSpan
+from aggregator.formats.model import AbsaTuple, Element, Label, Sentence, TokenList, TokenSpan
 from scorecards.errors import quoted
 
-LABELS = {"POS": "positive", "NEG": "negative", "NEU": "neutral"}
+LABELS: dict[str, Label] = {"POS": "positive", "NEG": "negative", "NEU": "neutral"}
 SEPARATOR = "####"
 
 
@@ -37,23 +37,23 @@ def span(indices: tuple[int, ...]) -> Element:
 
 def _indices(value: object, where: str, path: Path, line: int) -> tuple[int, ...]:
     if isinstance(value, (list, tuple)) and value and all(type(i) is int for i in value):
-        return tuple(value)  # type: ignore[arg-type]
+        return tuple(int(i) for i in value)
     raise bad(path, line, f"{where}: expected a non-empty list of token indices, got {quoted(repr(value))}")
 
 
-def split_line(text: str, path: Path, line: int) -> tuple[str, str]:
-    """``sentence####labels`` -> (sentence, labels); exactly one separator."""
+def labelled(text: str, what: str, path: Path, line: int) -> tuple[str, list[object] | tuple[object, ...]]:
+    """``sentence####[...]`` -> (sentence, the list of ``what``); exactly one separator."""
     parts = text.split(SEPARATOR)
     if len(parts) != 2:
         raise bad(path, line, f"expected one {SEPARATOR!r} between the sentence and its labels, found {len(parts) - 1}")
-    return parts[0], parts[1]
+    value = literal(parts[1], path, line)
+    if not isinstance(value, (list, tuple)):
+        raise bad(path, line, f"labels are not a list of {what}")
+    return parts[0], value
 
 
 def _sentence(text: str, path: Path, line: int) -> Sentence[Item]:
-    sentence, labels = split_line(text, path, line)
-    value = literal(labels, path, line)
-    if not isinstance(value, (list, tuple)):
-        raise bad(path, line, "labels are not a list of triplets")
+    sentence, value = labelled(text, "triplets", path, line)
     typed, raw = [], []
     for i, triplet in enumerate(value):
         if not (isinstance(triplet, (list, tuple)) and len(triplet) == 3):
@@ -61,7 +61,7 @@ def _sentence(text: str, path: Path, line: int) -> Sentence[Item]:
         aspect = _indices(triplet[0], f"triplet {i} aspect", path, line)
         opinion = _indices(triplet[1], f"triplet {i} opinion", path, line)
         polarity = label(triplet[2], LABELS, path, line)
-        typed.append(AbsaTuple(span(aspect), None, span(opinion), polarity))  # type: ignore[arg-type]
+        typed.append(AbsaTuple(span(aspect), None, span(opinion), polarity))
         raw.append(Item(aspect, opinion, triplet[2]))
     return Sentence(str(line), line, sentence, tuple(typed), tuple(raw))
 

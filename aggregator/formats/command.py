@@ -38,8 +38,10 @@ def _inputs(command: click.Command) -> click.Command:
               help="Which number the summary shows first; both are always computed and written.")
 @click.option("--compat", default="official", show_default=True, metavar="SCORER",
               help=f"The official scorer to reproduce: official, or a named variant: {VARIANTS}.")
-@click.option("--json", "as_json", is_flag=True, help="Print official, sound, the compat report and the tables as JSON.")
-@click.option("--outdir", type=_FILE, help="Write score.json, units.csv, per_sentence.{parquet,csv} and compat_report.md here.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print official, sound, the compat report and the tables as JSON.")
+@click.option("--outdir", type=_FILE,
+              help="Write score.json, units.csv, per_sentence.{parquet,csv} and compat_report.md here.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
 @user_errors
 def score_command(gold: Path, pred: Path, format_name: str, semantics: str, compat: str, as_json: bool,

@@ -1,4 +1,5 @@
-"""Sentences of any format as scorecard rows, so that ``aggregate RUN`` (per-sample table, reports, compare) runs on them.
+"""Sentences of any format as scorecard rows, so that ``aggregate RUN`` (per-sample table, reports,
+compare) runs on them.
 
 One row per sentence (gold order, then predicted sentences unknown to gold): ``meta.text_id``
 is the pairing key, ``gold_tuples`` the gold, ``final_tuples`` the prediction (stage 1 falls

@@ -45,7 +45,8 @@ def choose_scorer(spec: FormatSpec, compat: str) -> Scorer | None:
         return None
     found = spec.scorer(compat)
     if found is None:
-        raise InputError(f"--compat {compat!r} is not a scorer of {spec.name}; one of: {', '.join(spec.scorer_names())}")
+        names = ", ".join(spec.scorer_names())
+        raise InputError(f"--compat {compat!r} is not a scorer of {spec.name}; one of: {names}")
     return found
 
 
@@ -53,7 +54,7 @@ def _notes(spec: FormatSpec, pairs: list[Pair[Any]], merged: int) -> list[str]:
     notes = []
     unknown = sum(p.gold is None for p in pairs)
     missing = sum(p.pred is None for p in pairs)
-    differ = [p for p in pairs if p.gold and p.pred and words(p.gold.text) != words(p.pred.text)]
+    differ = [p.gold.line for p in pairs if p.gold and p.pred and words(p.gold.text) != words(p.pred.text)]
     if unknown:
         notes.append(f"{unknown} predicted sentences are not in the gold (by {spec.keyed_by}): "
                      "their tuples count as false positives")
@@ -62,14 +63,15 @@ def _notes(spec: FormatSpec, pairs: list[Pair[Any]], merged: int) -> list[str]:
                      "their tuples count as false negatives")
     if differ:
         notes.append(f"{len(differ)} paired sentences differ in text between the files "
-                     f"(first: gold line {differ[0].gold.line})")  # type: ignore[union-attr]
+                     f"(first: gold line {differ[0]})")
     if merged:
         notes.append(f"{merged} lines repeat an earlier sentence's text and were merged into it, "
                      "as the official scorer keys sentences by text")
     return notes
 
 
-def read_both(spec: FormatSpec, gold_path: Path, pred_path: Path) -> tuple[list[Sentence[Any]], list[Sentence[Any]], int]:
+def read_both(spec: FormatSpec, gold_path: Path,
+              pred_path: Path) -> tuple[list[Sentence[Any]], list[Sentence[Any]], int]:
     """Both files read strictly, their sentences with distinct keys, and how many lines were merged."""
     gold_read, pred_read = spec.read(gold_path), spec.read(pred_path)
     gold = unique(gold_read, gold_path, merge=spec.merge_same_key)

@@ -1,4 +1,5 @@
-"""The files of ``aggregate score --outdir DIR``, as ``{name: bytes}`` for :func:`~aggregator.outputs.atomic.write_outputs`.
+"""The files of ``aggregate score --outdir DIR``, as ``{name: bytes}`` for
+:func:`~aggregator.outputs.atomic.write_outputs`.
 
 - ``score.json``: the ``--json`` object plus provenance (tool, version, commit, inputs and their SHA-256);
 - ``units.csv``: per semantics (sound, official), unit and breakdown: tp, fp, fn, precision, recall, f1;
@@ -27,8 +28,8 @@ def tuples_json(tuples: tuple[AbsaTuple, ...]) -> str:
     import msgspec
 
     encode = msgspec.json.encode
-    shown = {encode({f: element_json(v) if f in ("aspect", "opinion") else v for f, v in zip(_FIELDS, t) if v is not None})
-             for t in tuples}
+    shown = {encode({f: element_json(v) if f in ("aspect", "opinion") else v
+                     for f, v in zip(_FIELDS, t) if v is not None}) for t in tuples}
     return (b"[" + b",".join(sorted(shown)) + b"]").decode()
 
 

@@ -6,9 +6,12 @@ import ast
 import re
 from pathlib import Path
 
+from aggregator.formats.model import Label
 from scorecards.errors import BadLine, BadLineError, InputError, quoted
 
 BOM = b"\xef\xbb\xbf"
+WORD_LABELS: dict[str, Label] = {"positive": "positive", "negative": "negative", "neutral": "neutral"}
+"""Sentiments written as words (NIKLuge, ASQP), after strip and lower-case."""
 _QUOTED = re.compile(r"('[^']*')")
 _BRACKETS = str.maketrans("()", "[]")
 
@@ -74,7 +77,7 @@ def literal(text: str, path: Path, line: int) -> object:
         raise bad(path, line, f"labels are not a Python literal: {quoted(text.strip())}") from None
 
 
-def label(value: object, labels: dict[str, str], path: Path, line: int) -> str:
+def label(value: object, labels: dict[str, Label], path: Path, line: int) -> Label:
     """``labels[value]``; any other value is a bad line naming the allowed ones."""
     if isinstance(value, str) and value in labels:
         return labels[value]

@@ -1,4 +1,4 @@
-"""NIKLuge 2022 (국립국어원 속성 기반 감성 분석) JSONL: one ``{"id", "sentence_form", "annotation"}`` per line.
+"""NIKLuge 2022 (국립국어원 속성 기반 감성 분석) JSONL: ``{"id", "sentence_form", "annotation"}`` per line.
 
 Gold items are ``[category, [term | null, start, end], polarity]`` (a null term with
 offsets is an implicit aspect); prediction items ``[category, polarity]`` or the gold's
@@ -11,12 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from aggregator.formats.lines import bad, label, read_lines
+from aggregator.formats.lines import WORD_LABELS, bad, label, read_lines
 from aggregator.formats.model import IMPLICIT, AbsaTuple, CharSpan, Element, Sentence
 from scorecards.errors import quoted
 from scorecards.normalize import norm_ref
 
-LABELS = {"positive": "positive", "negative": "negative", "neutral": "neutral"}
 ITEM_SHAPES = "[category, polarity] or [category, [term, start, end], polarity]"
 
 
@@ -48,8 +47,8 @@ def _item(value: Any, where: str, path: Path, line: int) -> tuple[AbsaTuple, Ite
     polarity = value[-1]
     if not isinstance(polarity, str):
         raise bad(path, line, f"{where}: polarity is not a string: {quoted(repr(polarity))}")
-    normalized = label(polarity.strip().lower(), LABELS, path, line)
-    typed = AbsaTuple(aspect, norm_ref(value[0]), None, normalized)  # type: ignore[arg-type]
+    normalized = label(polarity.strip().lower(), WORD_LABELS, path, line)
+    typed = AbsaTuple(aspect, norm_ref(value[0]), None, normalized)
     return typed, Item(value[0], polarity, value[1], len(value))
 
 

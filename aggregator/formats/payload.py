@@ -81,7 +81,8 @@ def summary_lines(evaluation: Evaluation, semantics: Semantics = "sound") -> lis
     if evaluation.crash:
         lines.append(f"  official scorer crashes on this input: {evaluation.crash}")
     changed = [s for s in evaluation.steps if s.changed]
-    lines.append("  compat report (official − sound):" if changed else "  compat report: no quirk changed the numbers")
+    lines.append("  compat report (official − sound):" if changed
+                 else "  compat report: no quirk changed the numbers")
     for step in changed:
         effect = "  ".join(f"{key} F1 {scores.f1:+.4f}" for key, scores in step.effect.items())
         lines.append(f"    {step.count:>5} × {step.quirk.name}: {effect} — {step.quirk.meaning}")

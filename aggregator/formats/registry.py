@@ -54,7 +54,8 @@ FORMATS: dict[str, FormatSpec] = {
     spec.name: spec
     for spec in (
         FormatSpec("nikluge", "NIKLuge 2022 JSONL", nikluge.read, subsets("category", "sentiment", complete=True),
-                   {"category": "category", "pipeline": "category sentiment"}, "category sentiment", "id", "annotations",
+                   {"category": "category", "pipeline": "category sentiment"}, "category sentiment", "id",
+                   "annotations",
                    scorers=(official_nikluge.OFFICIAL, official_nikluge.PRE_FIX)),
         FormatSpec("aste", "ASTE-Data-V2 lines", aste.read, subsets("sentiment", "aspect", "opinion", complete=True),
                    {"triplet": "sentiment aspect opinion"}, "sentiment aspect opinion", "line", "triplets",

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 from xml.parsers import expat
 
-from aggregator.formats.lines import bad
-from aggregator.formats.model import IMPLICIT, AbsaTuple, CharSpan, Element, Sentence
+from aggregator.formats.lines import WORD_LABELS, bad
+from aggregator.formats.model import IMPLICIT, AbsaTuple, CharSpan, Element, Label, Sentence
 from scorecards.errors import quoted
 
-LABELS = {"positive": "positive", "negative": "negative", "neutral": "neutral", "conflict": "conflict"}
+LABELS: dict[str, Label] = {**WORD_LABELS, "conflict": "conflict"}
 Edition = Literal["2014", "2016"]
 
 
@@ -39,7 +39,7 @@ def _offsets(attrs: dict[str, str], where: str, path: Path, line: int) -> CharSp
         raise bad(path, line, f"<{where}>: `from` and `to` must be character offsets") from None
 
 
-def _polarity(attrs: dict[str, str], path: Path, line: int) -> str | None:
+def _polarity(attrs: dict[str, str], path: Path, line: int) -> Label | None:
     value = attrs.get("polarity")
     if value is None or not value.strip():
         return None
@@ -54,17 +54,17 @@ def _annotation(name: str, attrs: dict[str, str], path: Path, line: int) -> tupl
     polarity = _polarity(attrs, path, line)
     if name == "aspectTerm":
         item = Item("term", attrs.get("term"), None, attrs.get("polarity"), attrs.get("from"), attrs.get("to"))
-        return AbsaTuple(_offsets(attrs, name, path, line), None, None, polarity), item  # type: ignore[arg-type]
+        return AbsaTuple(_offsets(attrs, name, path, line), None, None, polarity), item
     category = attrs.get("category")
     if not category:
         raise bad(path, line, f"<{name}> has no `category`")
     if name == "aspectCategory":
         item = Item("category", None, category, attrs.get("polarity"), None, None)
-        return AbsaTuple(None, category, None, polarity), item  # type: ignore[arg-type]
+        return AbsaTuple(None, category, None, polarity), item
     target = attrs.get("target", "NULL")
     aspect: Element = IMPLICIT if target == "NULL" else _offsets(attrs, name, path, line)
     item = Item("opinion", target, category, attrs.get("polarity"), attrs.get("from"), attrs.get("to"))
-    return AbsaTuple(aspect, category, None, polarity), item  # type: ignore[arg-type]
+    return AbsaTuple(aspect, category, None, polarity), item
 
 
 @dataclass

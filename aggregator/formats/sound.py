@@ -42,7 +42,8 @@ def by_type(tuples: Sequence[AbsaTuple]) -> dict[str, list[AbsaTuple]]:
     return groups
 
 
-def type_counts(unit: Unit, gold: dict[str, list[AbsaTuple]], pred: dict[str, list[AbsaTuple]]) -> Iterator[tuple[str, Tally]]:
+def type_counts(unit: Unit, gold: dict[str, list[AbsaTuple]],
+                pred: dict[str, list[AbsaTuple]]) -> Iterator[tuple[str, Tally]]:
     """Per type present on either side, the counts of that type's tuples alone (other types count 0)."""
     for kind in TYPES:
         if kind in gold or kind in pred:

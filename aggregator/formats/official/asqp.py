@@ -79,7 +79,8 @@ def crash(gold: Sentences, pred: Sentences, tallies: Tallies) -> str | None:
     for sentence in (*gold, *pred):
         for item in sentence.raw:
             if item.sentiment not in OPINION_WORD:
-                return f"KeyError: {item.sentiment!r} (line {sentence.line}: sentiment is not positive, negative or neutral)"
+                return (f"KeyError: {item.sentiment!r} (line {sentence.line}: "
+                        "sentiment is not positive, negative or neutral)")
     return length_crash(gold, pred)
 
 

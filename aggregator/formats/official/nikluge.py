@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
+from aggregator.formats.model import Sentence
 from aggregator.formats.nikluge import Item
 from aggregator.formats.official.base import Quirk, Scorer, Sentences, by_position
 from aggregator.formats.pairing import pair
@@ -24,10 +25,12 @@ Ann = tuple[Any, Any]
 
 QUIRKS = (
     Quirk("position_pairing", "sentences are paired by line position; ids are not checked"),
-    Quirk("exact_strings", "categories and polarities are compared as exact strings (no whitespace or case normalization)"),
+    Quirk("exact_strings", "categories and polarities are compared as exact strings "
+                           "(no whitespace or case normalization)"),
     Quirk("polarity_at_index_1", "a prediction in the gold's 3-element form has its polarity read from its "
                                  "[term, start, end] element, so it never matches"),
-    Quirk("gold_repeats", "every gold annotation counts, also when its category (and polarity) repeats in the sentence"),
+    Quirk("gold_repeats", "every gold annotation counts, also when its category (and polarity) repeats "
+                          "in the sentence"),
     Quirk("pred_repeats", "every prediction counts, also when its category (and polarity) repeats in the sentence: "
                           "a repeated wrong one is another false positive"),
     Quirk("first_match", "only the first annotation of the same category on the other side is checked (order matters)"),
@@ -47,7 +50,7 @@ def _hashable(value: Any) -> Any:
     return tuple(map(_hashable, value)) if isinstance(value, list) else value
 
 
-def _annotations(sentence: Any, gold: bool, quirks: frozenset[str]) -> list[Ann]:
+def _annotations(sentence: Sentence[Item] | None, gold: bool, quirks: frozenset[str]) -> list[Ann]:
     """(category, polarity) as the scorer reads them under ``quirks``."""
     if sentence is None:
         return []
@@ -62,8 +65,10 @@ def _annotations(sentence: Any, gold: bool, quirks: frozenset[str]) -> list[Ann]
 
 
 def _once(anns: list[Ann], key: Callable[[Ann], Any]) -> list[Ann]:
-    seen: set[Any] = set()
-    return [a for a in anns if not (key(a) in seen or seen.add(key(a)))]  # type: ignore[func-returns-value]
+    first: dict[Any, Ann] = {}
+    for ann in anns:
+        first.setdefault(key(ann), ann)
+    return list(first.values())
 
 
 def _matcher(others: list[Ann], key: Callable[[Ann], Any], first: bool) -> Callable[[Ann], bool]:
@@ -96,8 +101,8 @@ def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
     totals = {CATEGORY: Tally(0, 0, 0), PIPELINE: Tally(0, 0, 0)}
     for g, p in sentences:
         gold_anns, pred_anns = _annotations(g, True, quirks), _annotations(p, False, quirks)
-        totals[CATEGORY] += _unit(gold_anns, pred_anns, _category, quirks)
-        totals[PIPELINE] += _unit(gold_anns, pred_anns, _pair, quirks)
+        totals[CATEGORY] = totals[CATEGORY].plus(_unit(gold_anns, pred_anns, _category, quirks))
+        totals[PIPELINE] = totals[PIPELINE].plus(_unit(gold_anns, pred_anns, _pair, quirks))
     return {(unit, "all"): tally for unit, tally in totals.items()}
 
 

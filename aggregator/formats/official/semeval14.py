@@ -48,10 +48,10 @@ def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
     for g, p in sentences:
         cor, pre = _terms(g, quirks), _terms(p, quirks)
         cor, pre = (cor, pre) if repeats else (list(set(cor)), list(set(pre)))
-        terms += Tally.of(sum(a in cor for a in pre), len(pre), len(cor))
+        terms = terms.plus(Tally.of(sum(a in cor for a in pre), len(pre), len(cor)))
         cor_c, pre_c = _categories(g, quirks), list(set(_categories(p, quirks)))
         cor_c = cor_c if repeats else list(set(cor_c))
-        categories += Tally.of(sum(c in cor_c for c in pre_c), len(pre_c), len(cor_c))
+        categories = categories.plus(Tally.of(sum(c in cor_c for c in pre_c), len(pre_c), len(cor_c)))
     return {("aspect", "all"): terms, ("category", "all"): categories}
 
 
