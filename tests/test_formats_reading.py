@@ -32,7 +32,7 @@ BAD = [
     ("nikluge", '{"id": "x2", "annotation": [["본품#품질"]]}', "annotation[0]: expected [category, polarity]"),
     ("nikluge", '{"id": "x2", "annotation": [["본품#품질", "good"]]}', "unknown sentiment 'good'"),
     ("nikluge", '{"id": "x2", "annotation": ', "not valid JSON"),
-    ("nikluge", '{"annotation": []}', "no `id`"),
+    ("nikluge", '{"id": ["x"], "annotation": []}', "`id` is not a string"),
     ("nikluge", GOOD["nikluge"], "sentence 'x1' repeats line 1"),
 ]
 
@@ -108,6 +108,14 @@ def test_a_crashing_official_scorer_is_named_and_the_sound_number_given(
     assert body["official"] is None and error in body["official_crash"]
     main = body["sound"] if "f1" in body["sound"] else body["sound"]["pipeline"]
     assert (main["precision"], main["recall"], main["f1"]) == pytest.approx(sound)
+
+
+def test_nikluge_files_without_ids_pair_by_line(tmp_path: Path) -> None:
+    gold = _write(tmp_path / "g", [GOOD["nikluge"], GOOD["nikluge"].replace("x1", "x2")])
+    pred = _write(tmp_path / "p", ['{"annotation": [["본품#품질", "positive"]]}', '{"annotation": []}'])
+    body = payload(evaluate(gold, pred, "nikluge"))
+    assert body["sound"]["pipeline"] == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
+    assert body["official"]["pipeline"] == body["sound"]["pipeline"]
 
 
 def test_gas_fixed_crashes_when_the_first_prediction_is_empty(tmp_path: Path) -> None:

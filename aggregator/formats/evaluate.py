@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,10 +70,19 @@ def _notes(spec: FormatSpec, pairs: list[Pair[Any]], merged: int) -> list[str]:
     return notes
 
 
+def _by_line(sentences: list[Sentence[Any]]) -> list[Sentence[Any]]:
+    return [replace(s, key=str(position)) for position, s in enumerate(sentences, 1)]
+
+
 def read_both(spec: FormatSpec, gold_path: Path,
               pred_path: Path) -> tuple[list[Sentence[Any]], list[Sentence[Any]], int]:
-    """Both files read strictly, their sentences with distinct keys, and how many lines were merged."""
+    """Both files read strictly, their sentences with distinct keys, and how many lines were merged.
+
+    A sentence without a key (a NIKLuge line without ``id``) makes both files pair by position.
+    """
     gold_read, pred_read = spec.read(gold_path), spec.read(pred_path)
+    if any(not s.key for s in (*gold_read, *pred_read)):
+        gold_read, pred_read = _by_line(gold_read), _by_line(pred_read)
     gold = unique(gold_read, gold_path, merge=spec.merge_same_key)
     pred = unique(pred_read, pred_path, merge=spec.merge_same_key)
     return gold, pred, len(gold_read) + len(pred_read) - len(gold) - len(pred)

@@ -3,7 +3,8 @@
 Gold items are ``[category, [term | null, start, end], polarity]`` (a null term with
 offsets is an implicit aspect); prediction items ``[category, polarity]`` or the gold's
 3-element form. Categories are compared after :func:`~scorecards.normalize.norm_ref`
-(as the scorecards), polarities after strip and lower-case. Sentences pair by ``id``.
+(as the scorecards), polarities after strip and lower-case. Sentences pair by ``id``; when a
+file has a line without one, both files pair by line, as the official scorer pairs them.
 """
 
 from __future__ import annotations
@@ -55,9 +56,9 @@ def _item(value: Any, where: str, path: Path, line: int) -> tuple[AbsaTuple, Ite
 def _sentence(row: Any, path: Path, line: int) -> Sentence[Item]:
     if not isinstance(row, dict):
         raise bad(path, line, "not a JSON object")
-    key, text, annotation = row.get("id"), row.get("sentence_form", ""), row.get("annotation")
-    if not isinstance(key, (str, int)) or isinstance(key, bool) or key == "":
-        raise bad(path, line, "no `id` (a string)")
+    key, text, annotation = row.get("id", ""), row.get("sentence_form", ""), row.get("annotation")
+    if not isinstance(key, (str, int)) or isinstance(key, bool):
+        raise bad(path, line, f"`id` is not a string: {quoted(repr(key))}")
     if not isinstance(annotation, list):
         raise bad(path, line, "`annotation` is not a list")
     read = [_item(value, f"annotation[{i}]", path, line) for i, value in enumerate(annotation)]

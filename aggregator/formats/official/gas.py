@@ -162,4 +162,4 @@ RAW = Scorer("gas_compute_scores_extraction", "aste", "IsakZhang/Generative-ABSA
              "(extraction, aste), raw @ 8f4671b2", QUIRKS, run, raw_crash, events, aliases=("aste-gas", "gas-raw"))
 FIXED = Scorer("gas_fixed_editdistance", "aste", "IsakZhang/Generative-ABSA eval_utils.compute_scores "
                "(extraction, aste), fixed @ 8f4671b2", (*QUIRKS, FIX), run, fixed_crash, fixed_events,
-               aliases=("aste-gas-fixed", "fixed_editdistance"))
+               aliases=("aste-gas-fixed", "gas-fixed", "fixed_editdistance"))
