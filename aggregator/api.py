@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +22,7 @@ from aggregator.outputs.metadata import RunMetadata
 if TYPE_CHECKING:
     import polars as pl
 
-MetricValue = bool | int | float | None
+MetricValue = bool | int | float | str | None
 
 
 class RunResult(RunMetadata):
@@ -59,9 +61,12 @@ def aggregate_run(
     skip_bad_lines: bool = False,
     outdir: str | os.PathLike[str] | None = None,
     workers: int | None = None,
+    families: Sequence[str] | None = None,
 ) -> RunResult:
     """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
 
+    ``families`` names the metric families to compute (default: all; the core is always in
+    force; unknown names raise ``UnknownFamily``, a ``ValueError``).
     ``profile`` keeps the rows of one profile; ``skip_bad_lines`` skips and lists bad lines
     instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
     (CSV, Markdown, Parquet, metadata, ``report.html``). Raises
@@ -70,9 +75,11 @@ def aggregate_run(
     """
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
+    from aggregator.metrics.families import selection
     from aggregator.pipeline import evaluate_run
 
-    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers)
+    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers,
+                              families=selection(families))
     written: list[Path] = []
     if outdir is not None:
         written = write_outputs(outdir, run_files(evaluation))

@@ -31,6 +31,9 @@ from aggregator.run_outcomes import RunOptions, outcomes
                    "several, several small runs are shared among them.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the metrics as JSON on stdout (an array of them for several runs).")
+@click.option("--families", metavar="NAME,...",
+              help="Metric families to compute, comma-separated (e.g. core,conflict) [default: all]; "
+                   "the core columns are always written. See docs/metrics.md.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout and no progress bar on stderr.")
 @user_errors
 def run_command(
@@ -40,11 +43,13 @@ def run_command(
     skip_bad_lines: bool,
     workers: int | None,
     as_json: bool,
+    families: str | None,
     quiet: bool,
 ) -> None:
     """Compute structural_metrics.csv and friends for each RUN (a run directory or scorecards file)."""
     targets = output_dirs(runs, outdir)
-    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet, as_json=as_json)
+    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet, as_json=as_json,
+                         families=family_selection(families))
     payloads: list[dict[str, object]] = []
     failed = 0
     for outcome in outcomes(runs, targets, options):
@@ -65,6 +70,19 @@ def run_command(
         sys.exit(EXIT_USER_ERROR)
     if failed:
         fail(f"{failed} of {len(runs)} runs failed (each named above)")
+
+
+def family_selection(text: str | None) -> tuple[str, ...] | None:
+    """``--families a,b`` as a selection (None: all); an unknown name is a one-line error naming the known ones."""
+    if text is None:
+        return None
+    from aggregator.metrics.families import UnknownFamily, selection
+
+    try:
+        return selection(text.split(","))
+    except UnknownFamily as exc:
+        fail(f"--families: {exc}")
+        raise
 
 
 def default_outdir(run: Path) -> Path:

@@ -63,3 +63,10 @@ def test_bench_score_runs_on_small_inputs() -> None:
     assert done.returncode == 0, done.stderr
     for row in ("| acos | official | --outdir | 1 |", "| aste | aste-gas-fixed | --json | 1 |", "| semeval14 |"):
         assert row in done.stdout, done.stdout
+
+
+def test_bench_families_runs_on_a_small_generated_input(tmp_path: Path) -> None:
+    done = run("bench_families.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "| core only | 1 |" in done.stdout and "| all families | 1 |" in done.stdout
+    assert "| core + conflict | 1 |" in done.stdout and "Decode floor of every field read" in done.stdout

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from aggregator.metrics.registry import Registry, Section
+from aggregator.metrics.groups import COMPAT_NOTE, SECTION_TITLES, groups, has_compat, shown_label
+from aggregator.metrics.registry import Registry
 from aggregator.outputs.cells import markdown_cell
 
-SECTION_TITLES: dict[Section, str] = {
-    "headline": "Headline (GoldUnit, Ref-F1)",
-    "units": "Surface and attribute units",
-    "diagnostics": "Diagnostics",
-    "appendix": "Appendix",
-}
+__all__ = ["SECTION_TITLES", "metrics_markdown"]
 
 
 def _escape(text: str) -> str:
@@ -26,21 +22,20 @@ def metrics_markdown(
     title: str,
     facts: Sequence[str] = (),
 ) -> str:
-    """Sections in headline/units/diagnostics/appendix order; aliases listed, not repeated."""
+    """Groups in display order (:func:`~aggregator.metrics.groups.groups`); aliases listed, not repeated."""
     lines = [f"# {title}", ""]
     lines += [f"- {fact}" for fact in facts]
     if facts:
         lines.append("")
-    for section, heading in SECTION_TITLES.items():
-        metrics = [m for m in registry if m.section == section and m.alias_of is None]
-        if not metrics:
-            continue
-        lines += [f"## {heading}", "", "| Metric | Value | Definition |", "|---|---:|---|"]
-        for m in metrics:
+    for group in groups(registry):
+        lines += [f"## {group.heading}", "", "| Metric | Value | Definition |", "|---|---:|---|"]
+        for m in group.metrics:
             lines.append(
-                f"| {_escape(m.label)} (`{m.name}`) | {markdown_cell(values.get(m.name))} | {_escape(m.meaning)} |"
+                f"| {_escape(shown_label(m))} (`{m.name}`) | {markdown_cell(values.get(m.name))} | {_escape(m.meaning)} |"
             )
         lines.append("")
+    if has_compat(registry):
+        lines += [COMPAT_NOTE, ""]
     aliases = [f"`{m.name}` = `{m.alias_of}`" for m in registry if m.alias_of is not None]
     if aliases:
         lines += ["Aliases in the CSV (same values): " + ", ".join(aliases) + ".", ""]

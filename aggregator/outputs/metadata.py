@@ -20,6 +20,13 @@ class SkippedLine(BaseModel):
     reason: str = Field(description="why the line was rejected")
 
 
+class SideFileUse(BaseModel):
+    """A side file a metric family reads next to the scorecards."""
+
+    name: str = Field(description="file name, in the scorecards' directory")
+    used: bool = Field(description="it was present and read (not read when --profile matched no row)")
+
+
 class RunMetadata(BaseModel):
     """Provenance of one aggregation."""
 
@@ -35,6 +42,9 @@ class RunMetadata(BaseModel):
     rows_skipped: int = Field(description="bad lines skipped (--skip-bad-lines)")
     skipped_lines: list[SkippedLine] = Field(default_factory=list, description="every skipped line")
     warnings: dict[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
+    families: list[str] = Field(default_factory=list, description="metric families in force (core always)")
+    profile_fallback: bool = Field(False, description="--profile matched no row, so every row was aggregated")
+    side_files: list[SideFileUse] = Field(default_factory=list, description="side files of the families in force")
     workers: int = Field(description="processes that decoded the input")
     seconds: float = Field(description="wall time of reading and computing")
 

@@ -164,11 +164,11 @@ def run_report(evaluation: RunEvaluation) -> bytes:
 </section>
 <section id="appendix">
   <h2>Appendix</h2>
-  {metric_rows_table(STRUCTURAL, values, section="appendix")}
+  {metric_rows_table(evaluation.registry, values, section="appendix")}
 </section>
 <section id="all-metrics">
   <h2>All metrics</h2>
-  {metrics_details(STRUCTURAL, values)}
+  {metrics_details(evaluation.registry, values)}
 </section>
 </main>
 """
