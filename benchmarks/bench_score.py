@@ -90,17 +90,20 @@ def run(sentences: int, repeat: int) -> str:
             ways[(fmt, "official", "--outdir")] = [*score, "--outdir", str(root / f"out-{fmt}")]
             for variant in VARIANTS.get(fmt, ()):
                 ways[(fmt, variant, "--json")] = [*score, "--compat", variant, "--json"]
-        times: dict[tuple[str, str, str], list[float]] = {key: [] for key in ways}
+        times: dict[tuple[str, str, str], list[tuple[float, float]]] = {key: [] for key in ways}
         for argv in ways.values():
             measure(argv)
         for _ in range(repeat):
             for key, argv in ways.items():
-                times[key].append(measure(argv)[0])
-    rows = [f"| {fmt} | {compat} | {way} | {repeat} | {min(t):.2f} | {statistics.median(t):.2f} | {max(t):.2f} |"
-            for (fmt, compat, way), t in times.items()]
+                times[key].append(measure(argv)[:2])
+    rows = []
+    for (fmt, compat, way), timed in times.items():
+        wall, cpu = [t[0] for t in timed], [t[1] for t in timed]
+        rows.append(f"| {fmt} | {compat} | {way} | {repeat} | {min(wall):.2f} | {statistics.median(wall):.2f} "
+                    f"| {max(wall):.2f} | {statistics.median(cpu):.2f} |")
     return "\n".join([f"### {sentences:,} sentences per format", "",
-                      "| format | --compat | output | repetitions | best s | median s | worst s |",
-                      "|---|---|---|---:|---:|---:|---:|", *rows])
+                      "| format | --compat | output | repetitions | best s | median s | worst s | median CPU s |",
+                      "|---|---|---|---:|---:|---:|---:|---:|", *rows])
 
 
 def main() -> None:

@@ -32,8 +32,10 @@ def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
     sums: dict[tuple[str, str], list[float]] = {(u.name, b): [0.0, 0.0, 0.0] for u in UNITS for b in (*TYPES, ALL)}
 
     def add(key: tuple[str, str], tally: Tally) -> None:
-        for i, value in enumerate(tally):
-            sums[key][i] += value
+        into = sums[key]
+        into[0] += tally.tp
+        into[1] += tally.fp
+        into[2] += tally.fn
 
     for sentence in pair(list(gold), list(pred)):
         g: tuple[AbsaTuple, ...] = sentence.gold.tuples if sentence.gold is not None else ()
