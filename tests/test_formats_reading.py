@@ -116,6 +116,7 @@ def test_nikluge_files_without_ids_pair_by_line(tmp_path: Path) -> None:
     body = payload(evaluate(gold, pred, "nikluge"))
     assert body["sound"]["pipeline"] == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
     assert body["official"]["pipeline"] == body["sound"]["pipeline"]
+    assert body["notes"][0] == "sentences pair by line: a line has no id"
 
 
 def test_gas_fixed_crashes_when_the_first_prediction_is_empty(tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def choose_scorer(spec: FormatSpec, compat: str) -> Scorer | None:
     return found
 
 
-def _notes(spec: FormatSpec, pairs: list[Pair[Any]], merged: int) -> list[str]:
+def _notes(spec: FormatSpec, pairs: list[Pair[Any]]) -> list[str]:
     notes = []
     unknown = sum(p.gold is None for p in pairs)
     missing = sum(p.pred is None for p in pairs)
@@ -64,9 +64,6 @@ def _notes(spec: FormatSpec, pairs: list[Pair[Any]], merged: int) -> list[str]:
     if differ:
         notes.append(f"{len(differ)} paired sentences differ in text between the files "
                      f"(first: gold line {differ[0]})")
-    if merged:
-        notes.append(f"{merged} lines repeat an earlier sentence's text and were merged into it, "
-                     "as the official scorer keys sentences by text")
     return notes
 
 
@@ -75,17 +72,23 @@ def _by_line(sentences: list[Sentence[Any]]) -> list[Sentence[Any]]:
 
 
 def read_both(spec: FormatSpec, gold_path: Path,
-              pred_path: Path) -> tuple[list[Sentence[Any]], list[Sentence[Any]], int]:
-    """Both files read strictly, their sentences with distinct keys, and how many lines were merged.
+              pred_path: Path) -> tuple[list[Sentence[Any]], list[Sentence[Any]], list[str]]:
+    """Both files read strictly, their sentences with distinct keys, and notes on how they were keyed.
 
     A sentence without a key (a NIKLuge line without ``id``) makes both files pair by position.
     """
     gold_read, pred_read = spec.read(gold_path), spec.read(pred_path)
+    notes = []
     if any(not s.key for s in (*gold_read, *pred_read)):
         gold_read, pred_read = _by_line(gold_read), _by_line(pred_read)
+        notes.append(f"sentences pair by line: a line has no {spec.keyed_by}")
     gold = unique(gold_read, gold_path, merge=spec.merge_same_key)
     pred = unique(pred_read, pred_path, merge=spec.merge_same_key)
-    return gold, pred, len(gold_read) + len(pred_read) - len(gold) - len(pred)
+    merged = len(gold_read) + len(pred_read) - len(gold) - len(pred)
+    if merged:
+        notes.append(f"{merged} lines repeat an earlier sentence's text and were merged into it, "
+                     "as the official scorer keys sentences by text")
+    return gold, pred, notes
 
 
 def read_pairs(gold_path: Path, pred_path: Path, format_name: str) -> tuple[FormatSpec, list[Pair[Any]]]:
@@ -100,10 +103,10 @@ def evaluate(gold_path: Path, pred_path: Path, format_name: str, compat: str = "
     started = time.perf_counter()
     spec = FORMATS[format_name]
     scorer = choose_scorer(spec, compat)
-    gold, pred, merged = read_both(spec, gold_path, pred_path)
+    gold, pred, notes = read_both(spec, gold_path, pred_path)
     pairs = pair(gold, pred)
     sound = score(pairs, spec.units, breakdowns=spec.main.values() if spec.breakdowns else ())
-    result = Evaluation(spec, gold_path, pred_path, gold, pred, sound, scorer, notes=_notes(spec, pairs, merged))
+    result = Evaluation(spec, gold_path, pred_path, gold, pred, sound, scorer, notes=notes + _notes(spec, pairs))
     if scorer is not None:
         result.official, result.steps = ladder(scorer, gold, pred, spec.main, sound.totals)
         result.crash = scorer.crash(gold, pred, result.official)

@@ -36,22 +36,20 @@ def tuples_json(tuples: tuple[AbsaTuple, ...]) -> str:
 def per_sentence(evaluation: Evaluation) -> pl.DataFrame:
     import polars as pl
 
-    units = evaluation.sound.units
-    columns: dict[str, list[Any]] = {"key": [], "gold_line": [], "pred_line": [], "gold_tuples": [], "pred_tuples": []}
-    for unit in units:
-        for c in ("tp", "fp", "fn"):
-            columns[f"{unit.name.replace(' ', '_')}_{c}"] = []
-    for pair, tallies in evaluation.sound.rows:
-        columns["key"].append(pair.key)
-        columns["gold_line"].append(pair.gold.line if pair.gold else None)
-        columns["pred_line"].append(pair.pred.line if pair.pred else None)
-        columns["gold_tuples"].append(tuples_json(pair.gold.tuples if pair.gold else ()))
-        columns["pred_tuples"].append(tuples_json(pair.pred.tuples if pair.pred else ()))
-        for unit, tally in zip(units, tallies):
-            for c, value in zip(("tp", "fp", "fn"), tally):
-                columns[f"{unit.name.replace(' ', '_')}_{c}"].append(int(value))
-    schema = {name: pl.String if name in ("key", "gold_tuples", "pred_tuples") else pl.Int64 for name in columns}
-    return pl.DataFrame(columns, schema=schema)
+    rows = evaluation.sound.rows
+    pairs = [pair for pair, _ in rows]
+    columns: dict[str, pl.Series] = {
+        "key": pl.Series([p.key for p in pairs], dtype=pl.String),
+        "gold_line": pl.Series([p.gold.line if p.gold else None for p in pairs], dtype=pl.Int64),
+        "pred_line": pl.Series([p.pred.line if p.pred else None for p in pairs], dtype=pl.Int64),
+        "gold_tuples": pl.Series([tuples_json(p.gold.tuples if p.gold else ()) for p in pairs], dtype=pl.String),
+        "pred_tuples": pl.Series([tuples_json(p.pred.tuples if p.pred else ()) for p in pairs], dtype=pl.String),
+    }
+    for index, unit in enumerate(evaluation.sound.units):
+        for field, name in enumerate(("tp", "fp", "fn")):
+            values = [int(tallies[index][field]) for _, tallies in rows]
+            columns[f"{unit.name.replace(' ', '_')}_{name}"] = pl.Series(values, dtype=pl.Int64)
+    return pl.DataFrame(columns)
 
 
 def units_table(body: dict[str, Any]) -> pl.DataFrame:
