@@ -49,7 +49,6 @@ from results_file import measured_by, write_section  # noqa: E402
 POOL = 4
 POLARITIES = ("positive", "negative", "neutral")
 FIXTURE_RUNS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "runs"
-COLUMNS = columns_for(None)
 
 
 def tuple_texts(samples: int) -> list[list[str]]:
@@ -62,7 +61,7 @@ def tuple_texts(samples: int) -> list[list[str]]:
 
 
 def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.random.Generator) -> pl.DataFrame:
-    """A per-sample table with every core column; ``skill`` is the chance a gold pair is found."""
+    """A per-sample table with every column of every family; ``skill`` is the chance a gold pair is found."""
     n = len(texts)
     gold = rng.integers(1, 4, n)
     values: dict[str, object] = {
@@ -80,7 +79,8 @@ def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.r
     values["gold_tuples"] = values["stage1_tuples"] = [texts[j][-1] for j in range(n)]
     values["n_s2"] = np.array([bin(m).count("1") for m in masks])
     values["changed"] = rng.random(n) < 0.3
-    for column in COLUMNS:
+    columns = columns_for(None)
+    for column in columns:
         if column.name in values:
             continue
         if column.kind == "int" and column.name.endswith("_tp"):
@@ -90,13 +90,13 @@ def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.r
         elif column.kind == "int":
             values[column.name] = rng.integers(0, 3, n)
         elif column.kind == "bool":
-            values[column.name] = rng.random(n) < 0.3
+            values[column.name] = rng.random(n) < 0.2
         elif column.kind == "float":
             values[column.name] = rng.random(n)
         else:
             values[column.name] = [None] * n
-    schema = {c.name: {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}[c.kind]
-              for c in COLUMNS}
+    kinds = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}
+    schema = {c.name: kinds[c.kind] for c in columns}
     return derive(pl.DataFrame(values, schema=schema))
 
 

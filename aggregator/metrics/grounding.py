@@ -71,7 +71,7 @@ class _FR(msgspec.Struct, gc=False):
 
 class _PO(msgspec.Struct, gc=False):
     final_result: _FR | None = None
-    meta: Obj[_TextMeta] = None
+    meta: msgspec.Raw = msgspec.Raw()
 
 
 class _Runtime(msgspec.Struct, gc=False):
@@ -101,8 +101,8 @@ class _Moderator(msgspec.Struct, gc=False):
 
 
 class _Fields(msgspec.Struct, gc=False):
-    """The row fields family 7 reads (``atsa`` and ``atsa_score`` stay raw: the choice between
-    them counts keys no rule reads, and only the chosen one is decoded)."""
+    """The row fields family 7 reads (``atsa``, ``atsa_score`` and ``PO.meta`` stay raw: whether
+    they are empty counts keys no rule reads, and only the one chosen is decoded)."""
 
     atsa: msgspec.Raw = msgspec.Raw()
     atsa_score: msgspec.Raw = msgspec.Raw()
@@ -115,6 +115,7 @@ class _Fields(msgspec.Struct, gc=False):
 
 _ITEM = msgspec.json.Decoder(Obj[_Item])
 _ATSA = msgspec.json.Decoder(Obj[_Atsa])
+_TEXT_META = msgspec.json.Decoder(Obj[_TextMeta])
 
 COLUMNS = (
     Column("rq1", "str", "RQ1 grounding bucket of the first final tuple: implicit, explicit, explicit_failure or unsupported"),
@@ -292,8 +293,9 @@ def final_label(row: Any, fr: Any) -> str:
 
 def _input_text(parsed: Any, row: Any) -> str:
     """HAL's text: ``PO.meta`` when truthy, else the top-level ``meta``; its ``input_text`` stripped."""
-    chosen = section(parsed.meta) if parsed is not None else None
-    if chosen is None or not truthy(chosen):
+    if parsed is not None and raw_truthy(parsed.meta):
+        chosen = section(_TEXT_META.decode(parsed.meta))
+    else:
         chosen = row.meta
     return _text(chosen.input_text) if chosen is not None else ""
 

@@ -148,7 +148,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import count, ratio  # structural builds the registry on import
+    from aggregator.metrics.exprs import count, ratio
 
     eligible = count(pl.col("implicit_eligible"))
     invalid = count(pl.col("implicit_invalid"))

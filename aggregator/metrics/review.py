@@ -334,7 +334,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import HAS_GOLD, ratio  # structural imports the families
+    from aggregator.metrics.exprs import HAS_GOLD, ratio
 
     present = pl.col("analysis_flags_present").any()
 

@@ -175,8 +175,6 @@ def test_aspect_hallucination(tmp_path: Path) -> None:
     assert column(table, "aspect_hallucination") == {r["meta"]["text_id"]: v for r, v in HAL_ROWS}
 
 
-@pytest.mark.xfail(strict=True, reason="PO.meta truthiness is read from its declared keys only: a non-empty "
-                   "PO.meta without input_text falls back to meta (needs PO.meta read raw; see docs/compatibility.md)")
 def test_po_meta_without_text_gives_empty_text(tmp_path: Path) -> None:
     _, table = evaluate(tmp_path, [card("k", tuples=TASTE, po_meta={"x": 1})])
     assert table.get_column("aspect_hallucination").to_list() == [True]

@@ -16,7 +16,6 @@ from aggregator.metrics.structural import build_registry
 from aggregator.version import __version__
 from tests.scorecard_rows import evaluate_rows, item, row
 
-pytestmark = pytest.mark.skipif("str" not in get_args(Kind), reason="the registry has no text metric kind yet (requested)")
 FINAL = [item("본품#품질", "맛", "positive")]
 FAMILIES = ("provenance",)
 
