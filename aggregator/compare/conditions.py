@@ -93,9 +93,13 @@ def condition_rows(registry: Registry, condition: ConditionInput, resampled: Seq
     for metric in registry if metrics is None else metrics:
         row: dict[str, object] = {"condition": condition.name, "metric": metric.name, "family": metric.family,
                                   "n_runs": len(runs), "seeds": seeds, "n_samples": condition.n_samples}
-        row.update(describe([r.metrics[metric.name] for r in runs], ddof))
+        values = [r.metrics[metric.name] for r in runs]
+        text = metric.kind == "str"
+        row.update(describe([] if text else values, ddof))
+        if text:
+            row["n_defined"] = sum(v is not None for v in values)
         value = pooled[metric.name]
-        row["pooled"] = None if value is None else float(value)  # type: ignore[arg-type]
+        row["pooled"] = None if value is None or text else float(value)  # type: ignore[arg-type]
         k = index.get(metric.name, index.get(metric.alias_of or ""))
         notes = []
         if k is None:

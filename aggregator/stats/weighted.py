@@ -23,7 +23,8 @@ A metric is *not resampled* (with the reason kept) when it is not such a functio
 aggregation (max, n_unique, …), an aggregation nested in a row-wise part, a row-wise part that
 does not commute with drawing rows (shift, rank, window), a run-level metric, or a rewritten form
 that does not give the metric's own value on the run. :func:`compile_metrics` checks the last two
-on a real table, so a metric is either resampled exactly or reported as not resampled.
+on a real table, so a metric is either resampled exactly or reported as not resampled. A text
+column (``kind`` str, e.g. the provenance family's version) is never resampled.
 """
 
 from __future__ import annotations
@@ -349,6 +350,9 @@ def compile_metrics(registry: Registry, table: pl.DataFrame, names: Iterable[str
         metric = registry[name]
         if metric.run_level is not None:
             not_resampled[name] = "run-level metric (not an expression over samples)"
+            continue
+        if metric.kind == "str":
+            not_resampled[name] = "text column (no number to resample)"
             continue
         try:
             scalars[name] = _expr(rewriter.rewrite(_serialized(registry, metric)))
