@@ -42,8 +42,8 @@ def headline_intervals(evaluation: RunEvaluation) -> Intervals:
     wanted = [m for m in METRICS if m in evaluation.registry]
     with threadpool_limits(limits=1, user_api="blas"):
         weighted = compile_metrics(evaluation.registry, table, wanted)
-        replicates = replicate_values(weighted, iter_draws(table.height, RESAMPLES, SEED), weighted.sample_matrix(table),
-                                      precise=True)
+        draws = iter_draws(table.height, RESAMPLES, SEED)
+        replicates = replicate_values(weighted, draws, weighted.sample_matrix(table), precise=True)
     low, high = percentile_interval(replicates)
     found: Intervals = {m: (None, None) for m in wanted}
     for k, name in enumerate(weighted.names):

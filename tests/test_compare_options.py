@@ -51,7 +51,8 @@ def test_skip_bad_runs_reports_and_goes_on(tmp_path: Path) -> None:
 def _disjoint(tmp_path: Path) -> list[Path]:
     paths = []
     for name, keys in (("a__seed1", ["k1", "k2"]), ("b__seed1", ["k3", "k4"])):
-        rows = [row(k, gold=[item("본품#일반", "t")], final=[item("본품#일반", "t")], run_id=name) for k in keys]
+        rows = [row(k, gold=[item("본품#일반", "t")], final=[item("본품#일반", "t")], run_id=name)
+                for k in keys]
         paths.append(write_rows(tmp_path / name / "scorecards.jsonl", rows))
     return paths
 

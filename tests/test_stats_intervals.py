@@ -37,7 +37,8 @@ components = st.lists(st.tuples(st.floats(1e-6, 1.0), st.integers(1, 60)), min_s
 
 @settings(max_examples=200, deadline=None)
 @given(st.floats(-2, 2), components)
-def test_the_interval_excludes_zero_exactly_when_p_is_below_005(estimate: float, parts: list[tuple[float, int]]) -> None:
+def test_the_interval_excludes_zero_exactly_when_p_is_below_005(estimate: float,
+                                                                 parts: list[tuple[float, int]]) -> None:
     got = combine(np.array([estimate]), [Component(np.array([v]), np.array([float(d)])) for v, d in parts])
     excludes = got.ci_low[0] > 0 or got.ci_high[0] < 0
     assert excludes == (got.p_value[0] < 0.05)

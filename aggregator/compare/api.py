@@ -158,7 +158,8 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
                 if (a, b) in contrast_table or not {a, b} <= done:
                     continue
                 split = sample_split(cube.present, rows_of[a], rows_of[b])
-                reps = (conditions.over(a, split.common), conditions.over(b, split.common)) if len(split.common) else None
+                reps = ((conditions.over(a, split.common), conditions.over(b, split.common))
+                        if len(split.common) else None)
                 contrast_table[(a, b)] = contrast_rows(registry, (a, b), split, reps, weighted.names,
                                                        weighted.not_resampled)
                 pending.subtract((a, b))

@@ -66,6 +66,12 @@ def seeds_note(seeds: int) -> str | None:
     return None
 
 
+def not_resampled_note(metric: Metric, not_resampled: dict[str, str]) -> str:
+    """Why ``metric`` (or the metric it is an alias of) has no interval."""
+    reason = not_resampled.get(metric.name) or not_resampled.get(metric.alias_of or "", "not selected")
+    return f"not resampled: {reason}"
+
+
 def _number(value: float) -> float | None:
     return None if not np.isfinite(value) else float(value)
 
@@ -104,7 +110,7 @@ def condition_rows(registry: Registry, condition: ConditionInput, resampled: Seq
         notes = []
         if k is None:
             row.update(se=None, ci_low=None, ci_high=None, seed_share=None)
-            notes.append(f"not resampled: {not_resampled.get(metric.name) or not_resampled.get(metric.alias_of or '', 'not selected')}")
+            notes.append(not_resampled_note(metric, not_resampled))
         else:
             interval = inference.interval
             row.update(se=_number(interval.se[k]), ci_low=_number(interval.ci_low[k]),

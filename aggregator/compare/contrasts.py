@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from aggregator.compare.conditions import seeds_note
+from aggregator.compare.conditions import not_resampled_note, seeds_note
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.stats.components import ConditionReplicates, contrast_inference
 from aggregator.stats.intervals import holm
@@ -99,7 +99,7 @@ def contrast_rows(registry: Registry, names: tuple[str, str], split: SampleSplit
             row.update(seeds_a=None, seeds_b=None, mean_a=None, mean_b=None, delta=None, se=None,
                        ci_low=None, ci_high=None, p_value=None, seed_share=None)
             if k is None:
-                notes.append(f"not resampled: {not_resampled.get(metric.name) or not_resampled.get(metric.alias_of or '', 'not selected')}")
+                notes.append(not_resampled_note(metric, not_resampled))
         else:
             a, b = replicates
             interval = inference.interval

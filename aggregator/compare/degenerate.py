@@ -42,9 +42,11 @@ def degenerate_cases(runs: Sequence[Run], conditions: Sequence[str], cube: Sampl
             if metrics:
                 cases.append({"kind": kind, "condition": condition, "metrics": metrics})
         for i, j in combinations(rows, 2):
-            same = np.array_equal(cube.present[i], cube.present[j]) and np.array_equal(cube.final_set[i], cube.final_set[j])
+            same = np.array_equal(cube.present[i], cube.present[j]) and np.array_equal(
+                cube.final_set[i], cube.final_set[j])
             if same:
-                cases.append({"kind": "identical_runs", "condition": condition, "runs": [runs[i].run_id, runs[j].run_id]})
+                cases.append({"kind": "identical_runs", "condition": condition,
+                              "runs": [runs[i].run_id, runs[j].run_id]})
     pairs = paired.select("condition_a", "condition_b", "n_samples").unique(maintain_order=True)
     for a, b, n in pairs.iter_rows():
         if n == 0:
@@ -71,7 +73,8 @@ def degenerate_notes(cases: Sequence[dict[str, object]]) -> list[str]:
         elif kind == "undefined_everywhere":
             metrics = case["metrics"]
             assert isinstance(metrics, list)
-            notes.append(f"{case['condition']}: {len(metrics)} metrics are undefined in every run ({_listed(metrics)}).")
+            notes.append(f"{case['condition']}: {len(metrics)} metrics are undefined in every run "
+                         f"({_listed(metrics)}).")
         elif kind == "identical_runs":
             a, b = case["runs"]  # type: ignore[misc]
             notes.append(f"{case['condition']}: runs {a} and {b} are identical (same final tuples on every sample).")

@@ -122,6 +122,30 @@ def subsets_section(result: ComparisonResult) -> list[str]:
     return lines + table(header, rows, 4)
 
 
+AGREEMENT = (("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha", "Krippendorff's α"),
+             ("observed_agreement", "Observed agreement"))
+
+
+def agreement_rows(agreement: pl.DataFrame) -> list[list[str]]:
+    """Per scope: runs, samples, items, and each statistic with its interval."""
+    return [
+        [str(r["scope"]), str(r["n_runs"]), str(r["n_samples"]), str(r["n_items"]),
+         *(f"{markdown_cell(r[s])} {interval(r[s + '_ci_low'], r[s + '_ci_high'])}" for s, _ in AGREEMENT)]
+        for r in agreement.iter_rows(named=True)
+    ]
+
+
+def agreement_section(result: ComparisonResult) -> list[str]:
+    """Fleiss' κ and Krippendorff's α of the review agents, pooled and per condition."""
+    if result.agreement.height == 0:
+        return []
+    lines = ["## Agreement of the review agents", "",
+             "Agents A, B, C over the reviewed tuple ids (KEEP, MERGE, DROP, FLIP…); 95% percentile bootstrap "
+             f"intervals over samples ({result.resamples} resamples, seed {result.seed}).", ""]
+    header = ["Scope", "Runs", "Samples", "Tuples", *(text for _, text in AGREEMENT)]
+    return lines + table(header, agreement_rows(result.agreement), 1)
+
+
 def flips_section(flips: pl.DataFrame) -> list[str]:
     """Samples correct (final stage, majority of runs) in both / only A / only B / neither."""
     lines = ["## Flips (final stage correct in most runs)", ""]
@@ -177,6 +201,7 @@ def comparison_markdown(result: ComparisonResult) -> str:
     lines += conditions_section(result)
     lines += paired_section(result)
     lines += subsets_section(result)
+    lines += agreement_section(result)
     lines += flips_section(result.flips)
     lines += consistency_section(result.self_consistency)
     lines.append(f"{NOT_AVAILABLE}: undefined (blank in the CSV files). Column definitions: docs/compare.md.")

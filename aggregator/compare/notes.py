@@ -33,7 +33,8 @@ def _seeds(runs: Sequence[Run]) -> str:
 
 
 def missing_samples(runs: Sequence[Run], cube: SampleCube) -> pl.DataFrame:
-    """Samples absent from some run: ``split``, ``sample_key``, ``n_runs`` (runs that have it), ``missing_from`` (run ids)."""
+    """Samples absent from some run: ``split``, ``sample_key``, ``n_runs`` (runs that have it),
+    ``missing_from`` (run ids)."""
     absent = ~cube.present
     rows = [
         {"split": split_id(key)[0], "sample_key": split_id(key)[1], "n_runs": int(cube.present[:, j].sum()),

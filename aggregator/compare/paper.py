@@ -1,7 +1,8 @@
 """The paper table: ``paper.md``, ``paper.csv`` and ``paper.tex`` (booktabs), from the comparison's own numbers.
 
 Rows are conditions (baseline first), columns the metrics of ``--metrics`` (default: the
-registry's headline section, :func:`paper_metrics`). Each metric has a value column — "mean ± SD" over seeds, or "mean [95% CI]" with
+registry's headline section, :func:`paper_metrics`). Each metric has a value column — "mean ± SD"
+over seeds, or "mean [95% CI]" with
 ``--cell ci`` — and, for every condition but the baseline, a Δ column: Δ against the baseline with
 ``*`` p < 0.05, ``**`` p < 0.01, ``***`` p < 0.001 (Holm-adjusted over the table's Δ cells with
 ``--holm``). The best mean of a column (by the metric's direction; none for a metric without one)
@@ -92,7 +93,8 @@ def paper_table(result: ComparisonResult, cell: str = "sd") -> PaperTable:
         p_values = {k: None if np.isnan(a) else float(a) for k, a in zip(keys, adjusted)}
     cells: dict[tuple[str, str], Cell] = {}
     for metric in metrics:
-        best = _best({c: summary[(c, metric)]["mean"] for c in order}, STRUCTURAL[metric].higher_is_better)  # type: ignore[misc]
+        means = {c: summary[(c, metric)]["mean"] for c in order}
+        best = _best(means, STRUCTURAL[metric].higher_is_better)  # type: ignore[arg-type]
         for condition in order:
             s, d = summary[(condition, metric)], deltas.get((condition, metric), {})
             cells[(condition, metric)] = Cell(

@@ -4,9 +4,10 @@ A condition over a sample set (indices into the comparison's sample axis, sorted
 the metric values on the run's samples in that set and their bootstrap replicates: the run's
 per-sample matrix (:meth:`~aggregator.stats.weighted.WeightedMetrics.sample_matrix`) is placed on
 the set's axis, a sample the run lacks contributing nothing, and multiplied by the shared draws
-of :func:`~aggregator.stats.bootstrap.draw_counts` for the set's size. The runs are then reduced
-one at a time (:func:`~aggregator.stats.components.condition_replicates`), so memory holds one
-run's replicates and the condition's running sums.
+of :func:`~aggregator.stats.bootstrap.draw_counts` for the set's size (all the condition's runs in
+one pass over the draws). The runs' replicates are then reduced one at a time
+(:func:`~aggregator.stats.components.condition_replicates`), so memory holds one run's replicates
+and the condition's running sums.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import polars as pl
 
 from aggregator.compare.runs import Run
 from aggregator.metrics.registry import Registry
-from aggregator.stats.bootstrap import ProductCache, draw_counts, iter_draws, replicates_and_fixed
+from aggregator.stats.bootstrap import ProductCache, draw_counts, iter_draws, many_weighted_sums, replicates_and_fixed
 from aggregator.stats.components import ConditionReplicates, Replicated, condition_replicates
 from aggregator.stats.weighted import WeightedMetrics
 
@@ -63,17 +64,28 @@ class Resampler:
             metrics = self.runs[run].metrics
         else:
             metrics = self.registry.compute(self.runs[run].table.filter(pl.Series(inside)))
-        values = np.array([np.nan if metrics[n] is None else float(metrics[n]) for n in self.weighted.names])  # type: ignore[arg-type]
+        values = np.array([np.nan if metrics[n] is None else float(metrics[n])  # type: ignore[arg-type]
+                           for n in self.weighted.names])
         return values, inside
 
     def _replicated(self, rows: Sequence[int], samples: np.ndarray) -> Iterator[Replicated]:
+        placed_runs = []
         for run in rows:
-            draws = self.draws(len(samples))
             values, inside = self.run_values(run, samples)
             matrix = self.weighted.sample_matrix(self.runs[run].table.filter(pl.Series(inside)))
             placed = np.zeros((len(samples), matrix.shape[1]))
             placed[np.searchsorted(samples, self.positions[run][inside])] = matrix
-            replicates, fixed = replicates_and_fixed(self.weighted, draws, placed, cache=self._products.get(len(samples)))
+            placed_runs.append((values, placed))
+        draws = self.draws(len(samples))
+        if isinstance(draws, np.ndarray):
+            cache = self._products.get(len(samples))
+            sums = many_weighted_sums(draws, [placed for _, placed in placed_runs], cache=cache)
+            for (values, _), run_sums in zip(placed_runs, sums):
+                replicates, fixed = self.weighted.replicates(run_sums)
+                yield values, replicates, fixed
+            return
+        for values, placed in placed_runs:
+            replicates, fixed = replicates_and_fixed(self.weighted, self.draws(len(samples)), placed)
             yield values, replicates, fixed
 
     def condition(self, rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:

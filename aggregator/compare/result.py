@@ -60,7 +60,7 @@ class ComparisonResult(BaseModel):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     runs: pl.DataFrame = Field(description="one row per run: run_id, condition, seed, structural metrics")
-    conditions: pl.DataFrame = Field(description="per condition and metric: seeds, mean/sd/min/max, pooled, 95% interval")
+    conditions: pl.DataFrame = Field(description="per condition and metric: mean/sd/min/max, pooled, 95% interval")
     paired: pl.DataFrame = Field(description="per contrast and metric: Δ, its 95% interval and p-value")
     subsets: pl.DataFrame = Field(description="the shown metrics per --by level and condition")
     agreement: pl.DataFrame = Field(description="review-agent agreement (Fleiss' kappa, Krippendorff's alpha)")

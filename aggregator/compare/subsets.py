@@ -141,7 +141,8 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
             split = sample_split(present, rows_of[baseline], rows)
             reps = None
             if len(split.common):
-                reps = (sub.condition(rows_of[baseline].tolist(), split.common), sub.condition(rows.tolist(), split.common))
+                reps = (sub.condition(rows_of[baseline].tolist(), split.common),
+                        sub.condition(rows.tolist(), split.common))
             contrast = {r["metric"]: r for r in contrast_rows(resampler.registry, (baseline, condition), split, reps,
                                                                weighted.names, weighted.not_resampled, metrics=metrics)}
         for row in summary:

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import polars as pl
 
-from aggregator.compare.markdown import interval, label, mean_sd, method_caption, p_cell, signed
+from aggregator.compare.markdown import (
+    AGREEMENT,
+    agreement_rows,
+    interval,
+    label,
+    mean_sd,
+    method_caption,
+    p_cell,
+    signed,
+)
 from aggregator.compare.result import ComparisonResult
 from aggregator.compare.tables import UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
@@ -134,6 +143,13 @@ def paired_table(result: ComparisonResult) -> str:
     return _table(header, rows, 3)
 
 
+def agreement_table(result: ComparisonResult) -> str:
+    """Fleiss' κ and Krippendorff's α of the review agents with their intervals."""
+    header = ["Scope", "Runs", "Samples", "Tuples", *(text for _, text in AGREEMENT)]
+    rows = [[f'<th scope="row">{esc(r[0])}</th>', *(_num(c) for c in r[1:])] for r in agreement_rows(result.agreement)]
+    return _table(header, rows, 1)
+
+
 def flips_table(result: ComparisonResult) -> str:
     """Per pair of conditions and unit: samples correct in both, only A, only B, neither."""
     header = ["A", "B", "Unit", "Samples", "Both correct", "Only A", "Only B", "Neither"]
@@ -209,6 +225,8 @@ def comparison_report(result: ComparisonResult) -> bytes:
           "bar = its 95% interval, p from the same test. Right of the dashed line: higher than the baseline; "
           "green or red: the interval excludes 0. " + esc(method_caption(result)),
           '<div class="chart" data-chart="paired"></div>' + paired_table(result), paired_empty)}
+{_section("Agreement of the review agents", "Agents A, B, C over the reviewed tuple ids; 95% percentile bootstrap "
+          "intervals over samples.", agreement_table(result)) if result.agreement.height else ""}
 {_section("Flips", "Samples correct at the final stage (in most of a condition's runs) under one condition "
           "and not the other.", flips_table(result),
           None if result.flips.height else '<p class="note">Only one condition: no pair.</p>')}

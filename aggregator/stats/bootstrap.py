@@ -19,7 +19,7 @@ own float64 value.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -58,35 +58,51 @@ def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | N
     is the same for every sample is summed once (its sum is n times the value); each distinct
     column is multiplied once (mean leaves share presence columns); with a ``cache`` (for one
     ``draws``), a column another run already had is not multiplied again."""
-    n, width = matrix.shape
-    exact = np.zeros(width, dtype=bool) if precise is None else np.broadcast_to(precise, (width,))
-    constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(width, dtype=bool)
-    varying = np.flatnonzero(~constant)
-    by_column: dict[tuple[bytes, bool], list[int]] = {}
-    for place, j in enumerate(varying):
-        digest = hashlib.blake2b(matrix[:, j].tobytes(), digest_size=20).digest()
-        by_column.setdefault((digest, bool(exact[j])), []).append(place)
-    found = {key: cache.get(key) for key in by_column if cache is not None and key in cache}
-    for wanted, dtype in ((False, np.float32), (True, np.float64)):
-        keys = [key for key in by_column if key[1] == wanted and key not in found]
+    return many_weighted_sums(draws, [matrix], precise, cache)[0]
+
+
+def many_weighted_sums(draws: np.ndarray, matrices: Sequence[np.ndarray], precise: np.ndarray | None = None,
+                       cache: ProductCache | None = None) -> list[ColumnSums]:
+    """:func:`weighted_sums` of several matrices (e.g. the runs of a condition) in one pass over ``draws``."""
+    layouts = []
+    wanted: dict[tuple[bytes, bool], np.ndarray] = {}
+    for matrix in matrices:
+        n, width = matrix.shape
+        exact = np.zeros(width, dtype=bool) if precise is None else np.broadcast_to(precise, (width,))
+        constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(width, dtype=bool)
+        varying = np.flatnonzero(~constant)
+        by_column: dict[tuple[bytes, bool], list[int]] = {}
+        for place, j in enumerate(varying):
+            key = (hashlib.blake2b(matrix[:, j].tobytes(), digest_size=20).digest(), bool(exact[j]))
+            by_column.setdefault(key, []).append(place)
+            wanted.setdefault(key, matrix[:, j])
+        layouts.append((matrix, varying, by_column))
+    found = {key: cache.get(key) for key in wanted if cache is not None and key in cache}
+    for exact_sum, dtype in ((False, np.float32), (True, np.float64)):
+        keys = [key for key in wanted if key[1] == exact_sum and key not in found]
         if keys:
-            product = _product(draws, matrix[:, [varying[by_column[k][0]] for k in keys]], dtype)
+            product = _product(draws, np.column_stack([wanted[k] for k in keys]), dtype)
             for i, key in enumerate(keys):
                 found[key] = product[:, i]
                 if cache is not None:
                     cache.put(key, product[:, i])
-    values = np.empty((draws.shape[0], len(varying)))
-    for key, places in by_column.items():
-        values[:, places] = found[key][:, None]
-    first = matrix[0] * n if n else np.zeros(width)
-    first[varying] = values[0] if draws.shape[0] else 0.0
-    return ColumnSums(draws.shape[0], first, varying, values)
+    out = []
+    for matrix, varying, by_column in layouts:
+        n = matrix.shape[0]
+        values = np.empty((draws.shape[0], len(varying)))
+        for key, places in by_column.items():
+            values[:, places] = found[key][:, None]
+        first = matrix[0] * n if n else np.zeros(matrix.shape[1])
+        first[varying] = values[0] if draws.shape[0] else 0.0
+        out.append(ColumnSums(draws.shape[0], first, varying, values))
+    return out
 
 
 def _product(draws: np.ndarray, distinct: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
     """``draws @ distinct`` in ``dtype``: integer columns as they are (exact), others centred first."""
     n = distinct.shape[0]
-    integral = np.all(distinct == np.rint(distinct), axis=0) & (np.abs(distinct).max(axis=0, initial=0.0) * n < EXACT_LIMIT)
+    small = np.abs(distinct).max(axis=0, initial=0.0) * n < EXACT_LIMIT
+    integral = np.all(distinct == np.rint(distinct), axis=0) & small
     centre = np.where(integral, 0.0, distinct.mean(axis=0))
     weights = draws if draws.dtype == dtype else draws.astype(dtype)
     return (weights @ (distinct - centre).astype(dtype)).astype(np.float64) + centre * n

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 LEVEL = 0.95
 ALPHA = 1 - LEVEL
@@ -54,7 +54,7 @@ def _half_width(alpha: np.ndarray | float, components: Sequence[Component]) -> n
     for c in components:
         present = np.isfinite(c.variance) & np.isfinite(c.df) & (c.variance > 0)
         df = np.where(present, c.df, 1.0)
-        q = stats.t.isf(np.asarray(alpha) / 2, df)
+        q = -special.stdtrit(df, np.asarray(alpha) / 2)  # the upper α/2 quantile, precise for tiny α
         total += np.where(present, q * q * np.where(present, c.variance, 0.0), 0.0)
     return np.sqrt(total)
 
