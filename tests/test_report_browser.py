@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from aggregator.compare import compare_runs
-from aggregator.compare.markdown import mean_std, signed
+from aggregator.compare.markdown import interval, mean_sd
 from aggregator.outputs.cells import markdown_cell
 from aggregator.pipeline import evaluate_run
 from aggregator.report.run_report import run_report
@@ -158,10 +158,10 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     seen = visit(browser, tmp_path / "report.html")
     page = seen.page
     text = page.inner_text("body")  # type: ignore[attr-defined]
-    for r in result.conditions.iter_rows(named=True):
-        assert mean_std(r, "tuple_f1_s2_otepol") in text
-    for r in result.paired.iter_rows(named=True):
-        assert f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]" in text
+    for r in result.conditions.filter(metric="tuple_f1_s2_otepol").iter_rows(named=True):
+        assert mean_sd(r) in text and interval(r["ci_low"], r["ci_high"]) in text
+    for r in result.paired.filter(metric="tuple_f1_s2_otepol").iter_rows(named=True):
+        assert interval(r["ci_low"], r["ci_high"], sign=True) in text
     assert page.locator("[data-chart] svg").count() == 2  # type: ignore[attr-defined]
     screenshot(seen, "comparison_report")
     page.select_option("[data-chart=conditions] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
