@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,20 +60,26 @@ def aggregate_run(
     skip_bad_lines: bool = False,
     outdir: str | os.PathLike[str] | None = None,
     workers: int | None = None,
+    allow: Sequence[str] = (),
 ) -> RunResult:
     """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
 
     ``profile`` keeps the rows of one profile; ``skip_bad_lines`` skips and lists bad lines
     instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
-    (CSV, Markdown, Parquet, metadata, ``report.html``). Raises
+    (CSV, Markdown, Parquet, metadata, ``report.html``). ``warnings`` lists the coded warnings
+    raised (docs/warnings.md); codes in ``allow`` go to ``warnings_allowed`` instead. Raises
     :class:`~scorecards.errors.InputError` for unreadable input (message ``file:line: reason``)
-    and :class:`~aggregator.outputs.atomic.OutputError` when ``outdir`` cannot be written.
+    and :class:`~aggregator.outputs.atomic.OutputError` when ``outdir`` cannot be written;
+    :class:`~aggregator.run_warnings.UnknownWarningCode` for an unknown code in ``allow``.
     """
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
     from aggregator.pipeline import evaluate_run
 
-    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers)
+    from aggregator.run_warnings import WARNINGS
+
+    codes = [WARNINGS[code].code for code in allow]  # an unknown code is refused before reading
+    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, allow=codes)
     written: list[Path] = []
     if outdir is not None:
         written = write_outputs(outdir, run_files(evaluation))

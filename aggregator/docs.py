@@ -12,7 +12,7 @@ each unit from :data:`aggregator.units.UNITS`, each per-sample column from
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -163,20 +163,28 @@ def render(registry: Registry = STRUCTURAL) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aggregator.docs", description=__doc__.splitlines()[0])
-    parser.add_argument("output", nargs="?", type=Path, default=DEFAULT_OUTPUT, help="default: docs/metrics.md")
-    parser.add_argument("--check", action="store_true", help="exit 1 when OUTPUT differs from the registry")
+def generated_file_main(
+    argv: Sequence[str] | None, *, prog: str, render: Callable[[], str], default: Path, source: str
+) -> int:
+    """The command line of a generated document: write OUTPUT, or with ``--check`` exit 1 when it is stale."""
+    parser = argparse.ArgumentParser(prog=prog, description=f"Generate {default} from {source}.")
+    parser.add_argument("output", nargs="?", type=Path, default=default, help=f"default: {default}")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 when OUTPUT differs from {source}")
     args = parser.parse_args(argv)
     text = render()
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
         if current != text:
-            print(f"{args.output} is out of date: run `python -m aggregator.docs`")
+            print(f"{args.output} is out of date: run `{prog}`")
             return 1
         return 0
     write_outputs(args.output.parent, {args.output.name: text.encode("utf-8")})
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return generated_file_main(argv, prog="python -m aggregator.docs", render=render, default=DEFAULT_OUTPUT,
+                               source="the registry")
 
 
 if __name__ == "__main__":

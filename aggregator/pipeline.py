@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aggregator.run_warnings import RunWarnings, check_run
 from aggregator.sample_counts import sample_counts
 from scorecards.errors import BadLine, InputError
 from scorecards.reader import paused_gc, start_read
@@ -34,6 +35,7 @@ class RunEvaluation:
     workers: int
     seconds: float
     warnings: dict[str, int] = field(default_factory=dict)
+    run_warnings: RunWarnings = field(default_factory=RunWarnings)
 
     @property
     def rows_aggregated(self) -> int:
@@ -52,6 +54,7 @@ def evaluate_run(
     workers: int | None = None,
     while_reading: Callable[[], object] | None = None,
     on_bytes: Callable[[int], None] | None = None,
+    allow: Iterable[str] = (),
 ) -> RunEvaluation:
     """Read a run directory or scorecards file and compute its structural metrics.
 
@@ -60,6 +63,8 @@ def evaluate_run(
     reader's workers decode (and its thread hashes the input and checks its UTF-8), with
     the cyclic garbage collector paused: its passes over freshly imported modules find nothing.
     ``on_bytes`` is called with the size of each block read (see :func:`~scorecards.reader.start_read`).
+    The run's coded warnings are checked last (:mod:`aggregator.run_warnings`); codes in ``allow``
+    are raised but silenced.
     """
     started = time.perf_counter()
     pending = start_read(path, sample_counts, skip_bad_lines=skip_bad_lines, workers=workers, on_bytes=on_bytes)
@@ -88,4 +93,5 @@ def evaluate_run(
         workers=read.workers,
         seconds=time.perf_counter() - started,
         warnings=warnings,
+        run_warnings=check_run(table, metrics, warnings, allow),
     )

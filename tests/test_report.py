@@ -115,7 +115,7 @@ def test_run_id_markup_is_escaped_in_the_header(tmp_path: Path) -> None:
 def test_input_without_gold_says_so(tmp_path: Path) -> None:
     page = run_report(evaluate_run(CONFORMANCE / "nogold" / "scorecards.jsonl", workers=1))
     text = markup(page)
-    assert "No sample has gold" in text
+    assert "<code>gold_missing</code>: no sample has gold" in text
     assert ">N/A<" in text
 
 

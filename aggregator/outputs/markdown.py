@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from aggregator.metrics.registry import Registry, Section
 from aggregator.outputs.cells import markdown_cell
+
+if TYPE_CHECKING:
+    from aggregator.run_warnings import RunWarnings
+
+MARK = "⚠"
+WARNINGS_DOC = "docs/warnings.md"
 
 SECTION_TITLES: dict[Section, str] = {
     "headline": "Headline (GoldUnit, Ref-F1)",
@@ -19,26 +26,47 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def warning_lines(warnings: RunWarnings) -> list[str]:
+    """A ``## Warnings`` section: one item per shown warning, and the silenced codes in one line."""
+    if not (warnings.shown or warnings.allowed):
+        return []
+    lines = ["## Warnings", ""]
+    for w in warnings.shown:
+        marked = f" Values it affects are marked {MARK}." if w.metrics else ""
+        lines.append(f"- {MARK} **`{w.code}`**: {_escape(w.message)}.{marked}")
+    if warnings.shown:
+        lines += ["", f"What each means and what to do: {WARNINGS_DOC}; silence one with `--allow CODE`.", ""]
+    if warnings.allowed:
+        lines += ["Raised but allowed (`--allow`): " + ", ".join(f"`{w.code}`" for w in warnings.allowed) + ".", ""]
+    return lines
+
+
 def metrics_markdown(
     registry: Registry,
     values: Mapping[str, object],
     *,
     title: str,
     facts: Sequence[str] = (),
+    warnings: RunWarnings | None = None,
 ) -> str:
-    """Sections in headline/units/diagnostics/appendix order; aliases listed, not repeated."""
+    """Warnings first, then sections in headline/units/diagnostics/appendix order; aliases listed,
+    not repeated; a value a warning makes unreliable is marked."""
     lines = [f"# {title}", ""]
     lines += [f"- {fact}" for fact in facts]
     if facts:
         lines.append("")
+    marks = warnings.marks() if warnings is not None else {}
+    if warnings is not None:
+        lines += warning_lines(warnings)
     for section, heading in SECTION_TITLES.items():
         metrics = [m for m in registry if m.section == section and m.alias_of is None]
         if not metrics:
             continue
         lines += [f"## {heading}", "", "| Metric | Value | Definition |", "|---|---:|---|"]
         for m in metrics:
+            mark = f" {MARK}" if m.name in marks else ""
             lines.append(
-                f"| {_escape(m.label)} (`{m.name}`) | {markdown_cell(values.get(m.name))} | {_escape(m.meaning)} |"
+                f"| {_escape(m.label)} (`{m.name}`) | {markdown_cell(values.get(m.name))}{mark} | {_escape(m.meaning)} |"
             )
         lines.append("")
     aliases = [f"`{m.name}` = `{m.alias_of}`" for m in registry if m.alias_of is not None]

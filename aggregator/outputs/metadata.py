@@ -20,6 +20,15 @@ class SkippedLine(BaseModel):
     reason: str = Field(description="why the line was rejected")
 
 
+class RunWarning(BaseModel):
+    """A coded warning raised for the run (docs/warnings.md)."""
+
+    code: str = Field(description="the warning's code, as given to --allow")
+    message: str = Field(description="what was found, with the numbers")
+    metrics: list[str] = Field(default_factory=list, description="columns whose values it makes unreliable")
+    count: int | None = Field(None, description="samples or tuple items concerned, when that is one number")
+
+
 class RunMetadata(BaseModel):
     """Provenance of one aggregation."""
 
@@ -34,7 +43,10 @@ class RunMetadata(BaseModel):
     rows_aggregated: int = Field(description="rows that entered the metrics (after --profile)")
     rows_skipped: int = Field(description="bad lines skipped (--skip-bad-lines)")
     skipped_lines: list[SkippedLine] = Field(default_factory=list, description="every skipped line")
-    warnings: dict[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
+    warnings: list[RunWarning] = Field(default_factory=list, description="coded warnings raised (docs/warnings.md)")
+    warnings_allowed: list[RunWarning] = Field(
+        default_factory=list, description="coded warnings raised but silenced with --allow")
+    counts: dict[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
     workers: int = Field(description="processes that decoded the input")
     seconds: float = Field(description="wall time of reading and computing")
 

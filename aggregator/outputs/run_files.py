@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata import RunMetadata, SkippedLine, git_commit
+from aggregator.outputs.metadata import RunMetadata, RunWarning, SkippedLine, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.pipeline import RunEvaluation
@@ -43,7 +43,9 @@ def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
         rows_aggregated=evaluation.rows_aggregated,
         rows_skipped=len(evaluation.skipped),
         skipped_lines=[SkippedLine(line=bad.line, reason=bad.reason) for bad in evaluation.skipped],
-        warnings=evaluation.warnings,
+        warnings=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.shown],
+        warnings_allowed=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.allowed],
+        counts=evaluation.warnings,
         workers=evaluation.workers,
         seconds=round(evaluation.seconds, 4),
     )
@@ -74,7 +76,8 @@ def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
     with ThreadPoolExecutor(1) as polars_writer:
         parquet = polars_writer.submit(parquet_bytes, per_sample)
         csv = polars_writer.submit(csv_bytes, per_sample)
-        markdown = metrics_markdown(STRUCTURAL, evaluation.metrics, title=title, facts=run_facts(evaluation))
+        markdown = metrics_markdown(STRUCTURAL, evaluation.metrics, title=title, facts=run_facts(evaluation),
+                                    warnings=evaluation.run_warnings)
         metrics = metrics_csv([evaluation.metrics])
         metadata = run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n"
         report = run_report(evaluation)
