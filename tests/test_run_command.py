@@ -161,3 +161,21 @@ def test_a_run_whose_process_died_is_named() -> None:
     future.set_exception(BrokenProcessPool("killed"))
     outcome = _collected(future, Path("runs/a"), Path("out/a"))  # type: ignore[arg-type]
     assert outcome.error == "runs/a: the process aggregating it died (out of memory?); retry with --workers 1"
+
+
+def test_a_closed_stdout_does_not_stop_the_runs(tmp_path: Path) -> None:
+    """``aggregate results/*/ | head -1``: the reader is gone before the first line; every run
+    is still aggregated and written, nothing is reported as an input error, exit 0."""
+    runs = sorted(p for p in RUNS.iterdir() if p.is_dir())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "aggregator", *map(str, runs), "--outdir", str(tmp_path / "out"),
+         "--allow", "ref_unmeasurable"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=300) == 0, stderr
+    assert stderr == ""
+    for run in runs:
+        parse_outputs(tmp_path / "out" / run.name)
