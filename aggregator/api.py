@@ -61,13 +61,15 @@ def aggregate_run(
     outdir: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     allow: Sequence[str] = (),
+    taxonomy: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
 
     ``profile`` keeps the rows of one profile; ``skip_bad_lines`` skips and lists bad lines
     instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
     (CSV, Markdown, Parquet, metadata, ``report.html``). ``warnings`` lists the coded warnings
-    raised (docs/warnings.md); codes in ``allow`` go to ``warnings_allowed`` instead. Raises
+    raised (docs/warnings.md); codes in ``allow`` go to ``warnings_allowed`` instead. ``taxonomy``:
+    a taxonomy file of valid refs (default: the shipped NIKLuge 2022 one). Raises
     :class:`~scorecards.errors.InputError` for unreadable input (message ``file:line: reason``)
     and :class:`~aggregator.outputs.atomic.OutputError` when ``outdir`` cannot be written;
     :class:`~aggregator.run_warnings.UnknownWarningCode` for an unknown code in ``allow``.
@@ -77,7 +79,9 @@ def aggregate_run(
     from aggregator.pipeline import evaluate_run
 
     from aggregator.run_warnings import WARNINGS
+    from aggregator.taxonomy import use_taxonomy
 
+    use_taxonomy(taxonomy)
     codes = [WARNINGS[code].code for code in allow]  # an unknown code is refused before reading
     evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, allow=codes)
     written: list[Path] = []

@@ -33,6 +33,8 @@ from aggregator.terminal import out, warn
                    "several, several small runs are shared among them.")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"runs": [...]} as JSON on stdout: each run\'s metrics and warnings, or its error.')
+@click.option("--taxonomy", type=click.Path(path_type=Path, dir_okay=False),
+              help='Taxonomy of valid aspect refs, JSON {"name", "refs": [...]} [default: NIKLuge 2022, shipped].')
 @click.option("--allow", "allow", multiple=True, metavar="CODE",
               help="Silence the warning CODE (repeatable; see docs/warnings.md).")
 @click.option("--fail-on-warning", is_flag=True, help="Exit with status 3 when a run raises a warning not allowed.")
@@ -45,12 +47,16 @@ def run_command(
     skip_bad_lines: bool,
     workers: int | None,
     as_json: bool,
+    taxonomy: Path | None,
     allow: tuple[str, ...],
     fail_on_warning: bool,
     quiet: bool,
 ) -> None:
     """Compute structural_metrics.csv and friends for each RUN (a run directory or scorecards file)."""
+    from aggregator.taxonomy import use_taxonomy
+
     targets = output_dirs(runs, outdir)
+    use_taxonomy(taxonomy)
     options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet,
                          as_json=as_json, allow=allowed_codes(allow))
     entries: list[dict[str, object]] = []

@@ -29,6 +29,15 @@ class RunWarning(BaseModel):
     count: int | None = Field(None, description="samples or tuple items concerned, when that is one number")
 
 
+class TaxonomyUsed(BaseModel):
+    """The aspect taxonomy the refs were checked against (``--taxonomy``)."""
+
+    name: str = Field(description="the taxonomy's name, from its file")
+    source: str = Field(description="`default` (shipped NIKLuge 2022) or the path given to --taxonomy")
+    sha256: str = Field(description="SHA-256 of the taxonomy file")
+    refs: int = Field(description="number of valid refs")
+
+
 class RunMetadata(BaseModel):
     """Provenance of one aggregation."""
 
@@ -39,6 +48,7 @@ class RunMetadata(BaseModel):
     input_sha256: str = Field(description="SHA-256 of the input file")
     run_ids: list[str] = Field(description="run ids found in the input")
     profile: str | None = Field(None, description="--profile filter, if any")
+    taxonomy: TaxonomyUsed | None = Field(None, description="the taxonomy refs were checked against")
     rows_read: int = Field(description="non-blank lines in the input")
     rows_aggregated: int = Field(description="rows that entered the metrics (after --profile)")
     rows_skipped: int = Field(description="bad lines skipped (--skip-bad-lines)")

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata import RunMetadata, RunWarning, SkippedLine, git_commit
+from aggregator.outputs.metadata import RunMetadata, RunWarning, SkippedLine, TaxonomyUsed, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.pipeline import RunEvaluation
@@ -32,8 +32,16 @@ def prepare() -> None:
     git_commit()
 
 
+def taxonomy_used() -> TaxonomyUsed:
+    from aggregator.taxonomy import taxonomy_in_force
+
+    used = taxonomy_in_force()
+    return TaxonomyUsed(name=used.name, source=used.source, sha256=used.sha256, refs=len(used.refs))
+
+
 def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
     return RunMetadata(
+        taxonomy=taxonomy_used(),
         git_commit=git_commit(),
         input_path=str(evaluation.input_path),
         input_sha256=evaluation.input_sha256,
