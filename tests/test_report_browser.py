@@ -120,6 +120,26 @@ def test_run_report_in_chromium(browser: object, tmp_path: Path) -> None:
     assert_clean(seen)
 
 
+def test_a_warned_run_shows_the_banner_and_greys_the_numbers_it_affects(browser: object, tmp_path: Path) -> None:
+    """A real run: Ref-F1 cannot be measured. The banner names the code, the Ref-F1 numbers are
+    greyed and marked, the Surface ones are not; the sample table marks tuples per unit."""
+    done = run_cli(RUNS / "cr_n50_m1_v2__seed42", "--outdir", tmp_path, "--quiet")
+    assert done.returncode == 0, done.stderr
+    seen = visit(browser, tmp_path / "report.html")
+    page = seen.page
+    assert "ref_unmeasurable" in page.inner_text(".warnings")  # type: ignore[attr-defined]
+    headline = page.locator("table.headline tbody tr")  # type: ignore[attr-defined]
+    assert headline.nth(0).locator("td.warned .mark").count() == 6
+    assert headline.nth(1).locator("td.warned").count() == 0
+    grey = headline.nth(0).locator("td.warned").first.evaluate("e => getComputedStyle(e).color")
+    assert grey == "rgb(140, 149, 159)"
+    screenshot(seen, "run_report_warnings")
+    assert page.locator("table.samples .tuple.in-gold").count() == 0  # type: ignore[attr-defined]
+    page.select_option("#sample-unit", "otepol")  # type: ignore[attr-defined]
+    assert page.locator("table.samples .tuple.in-gold").count() > 0  # type: ignore[attr-defined]
+    assert_clean(seen)
+
+
 def test_hostile_text_stays_text(browser: object, tmp_path: Path) -> None:
     path = write_rows(tmp_path / "run" / "scorecards.jsonl", [
         row(f"</script><b>{HOSTILE}", gold=[item("본품#일반", HOSTILE)], stage1=[item("본품#일반", HOSTILE)],

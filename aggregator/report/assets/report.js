@@ -37,8 +37,15 @@
     return value === null || value === undefined ? "N/A" : Number(value).toFixed(4);
   }
 
-  function tupleKey(t) {
-    return JSON.stringify(t);
+  /* marks: one character per tuple under the selected unit (aggregator/sample_marks.py):
+     m = its pair matches (for gold: found by the final stage), x = not matched, - = no pair in the unit;
+     M / X: the same, and the pair is not in the other stage (dropped from stage 1, added in the final) */
+  var MARK_CLASSES = { m: "in-gold", x: "", "-": "outside" };
+  var GOLD_MARK_CLASSES = { m: "in-gold", x: "missed", "-": "outside" };
+
+  function stageMark(mark, changed) {
+    var lower = mark.toLowerCase();
+    return MARK_CLASSES[lower] + (mark !== lower ? " " + changed : "");
   }
 
   function tupleList(tuples, mark) {
@@ -47,8 +54,8 @@
       cell.appendChild(el("span", "empty-list", "none"));
       return cell;
     }
-    tuples.forEach(function (t) {
-      var row = el("div", "tuple " + (mark ? mark(t) : ""));
+    tuples.forEach(function (t, j) {
+      var row = el("div", "tuple " + (mark ? mark(t, j) : ""));
       row.appendChild(t[0] ? el("span", "ref", t[0]) : el("span", "ref empty", "no ref"));
       row.appendChild(t[1] ? el("span", "term", "\u201c" + t[1] + "\u201d") : el("span", "term empty", "implicit"));
       var known = ["positive", "negative", "neutral"].indexOf(t[2]) >= 0;
@@ -63,7 +70,7 @@
     ["fix", "Fixes", "wrong at stage 1, correct at the final stage"],
     ["break", "Breaks", "correct at stage 1, wrong at the final stage"],
     ["miss", "Misses", "wrong at the final stage (still wrong or broken)"],
-    ["changed", "Changed", "the review changed the tuple set"],
+    ["changed", "Changed", "the review changed the pairs of the selected unit"],
   ];
 
   function sampleTable(s, root) {
@@ -75,10 +82,15 @@
     function matches(i, filter, unit) {
       var move = s.units[unit].transition[i];
       if (filter === "all") return true;
-      if (filter === "changed") return s.changed[i];
+      if (filter === "changed") return changedUnder(unit, i);
       if (!s.has_gold[i]) return false;
       if (filter === "miss") return move === "break" || move === "still";
       return move === filter;
+    }
+
+    function changedUnder(unit, i) {
+      var m = s.units[unit].marks;
+      return /[MX]/.test(m.s1[i]) || /[MX]/.test(m.s2[i]);
     }
 
     function searchText(i) {
@@ -152,7 +164,9 @@
     root.appendChild(controls);
 
     var legend = el("div", "legend");
-    legend.appendChild(el("span", "l-gold", "same tuple as in gold"));
+    legend.appendChild(el("span", "l-gold", "matches gold under the unit"));
+    legend.appendChild(el("span", "l-missed", "gold not found at the final stage"));
+    legend.appendChild(el("span", "l-outside", "no pair under the unit (greyed)"));
     legend.appendChild(el("span", "l-added", "added by the review"));
     legend.appendChild(el("span", "l-dropped", "dropped by the review (struck through)"));
     root.appendChild(legend);
@@ -183,22 +197,13 @@
       var move = el("td", "move");
       move.appendChild(s.has_gold[i] ? el("span", "badge " + u.transition[i], u.transition[i]) :
         el("span", "badge nogold", "no gold"));
-      if (s.changed[i]) move.appendChild(el("div", "sub", "changed"));
+      if (changedUnder(state.unit, i)) move.appendChild(el("div", "sub", "changed"));
       tr.appendChild(move);
       tr.appendChild(el("td", "f1", fmt(u.f1_s1[i]) + " \u2192 " + fmt(u.f1_s2[i])));
-      var gold = {}, s1 = {}, s2 = {};
-      s.gold[i].forEach(function (t) { gold[tupleKey(t)] = true; });
-      s.s1[i].forEach(function (t) { s1[tupleKey(t)] = true; });
-      s.s2[i].forEach(function (t) { s2[tupleKey(t)] = true; });
-      tr.appendChild(tupleList(s.gold[i], null));
-      tr.appendChild(tupleList(s.s1[i], function (t) {
-        var k = tupleKey(t);
-        return (gold[k] ? "in-gold " : "") + (s2[k] ? "" : "dropped");
-      }));
-      tr.appendChild(tupleList(s.s2[i], function (t) {
-        var k = tupleKey(t);
-        return (gold[k] ? "in-gold " : "") + (s1[k] ? "" : "added");
-      }));
+      var marks = u.marks;
+      tr.appendChild(tupleList(s.gold[i], function (t, j) { return GOLD_MARK_CLASSES[marks.gold[i][j]]; }));
+      tr.appendChild(tupleList(s.s1[i], function (t, j) { return stageMark(marks.s1[i][j], "dropped"); }));
+      tr.appendChild(tupleList(s.s2[i], function (t, j) { return stageMark(marks.s2[i][j], "added"); }));
       return tr;
     }
 
