@@ -14,6 +14,7 @@ import click
 
 from aggregator.compare.command import compare_command
 from aggregator.run_command import run_command
+from aggregator.samples_command import samples_command
 
 
 class DefaultRunGroup(click.Group):
@@ -57,8 +58,10 @@ def cli() -> None:
     \b
     aggregate RUN...              metrics of each run (directory or scorecards .jsonl)
     aggregate compare RUN...      conditions, seeds, paired statistics
+    aggregate samples RUN         the samples behind the numbers (--only misses|fixes|breaks|changed)
     """
 
 
 cli.add_command(run_command)
 cli.add_command(compare_command)
+cli.add_command(samples_command)
