@@ -60,11 +60,14 @@ def aggregate_run(
     skip_bad_lines: bool = False,
     outdir: str | os.PathLike[str] | None = None,
     workers: int | None = None,
+    families: Sequence[str] | None = None,
     allow: Sequence[str] = (),
     taxonomy: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
 
+    ``families`` names the metric families to compute (default: all; the core is always in
+    force; unknown names raise ``UnknownFamily``, a ``ValueError``).
     ``profile`` keeps the rows of one profile; ``skip_bad_lines`` skips and lists bad lines
     instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
     (CSV, Markdown, Parquet, metadata, ``report.html``). ``warnings`` lists the coded warnings
@@ -76,14 +79,16 @@ def aggregate_run(
     """
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
+    from aggregator.metrics.families import selection
     from aggregator.pipeline import evaluate_run
 
-    from aggregator.run_warnings import WARNINGS
+    from aggregator.run_warnings import known_codes
     from aggregator.taxonomy import use_taxonomy
 
     use_taxonomy(taxonomy)
-    codes = [WARNINGS[code].code for code in allow]  # an unknown code is refused before reading
-    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, allow=codes)
+    codes = known_codes(allow)  # an unknown code is refused before reading
+    evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers,
+                              families=selection(families), allow=codes)
     written: list[Path] = []
     if outdir is not None:
         written = write_outputs(outdir, run_files(evaluation))

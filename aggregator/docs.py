@@ -20,7 +20,8 @@ import polars as pl
 from aggregator.metrics.registry import AVERAGING_TEXT, Metric, Registry
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.atomic import write_outputs
-from aggregator.outputs.markdown import SECTION_TITLES
+from aggregator.metrics.families import resolve
+from aggregator.metrics.groups import COMPAT_NOTE, groups, shown_label
 from aggregator.per_sample import build_table
 from aggregator.sample_counts import COLUMNS
 from aggregator.units import UNITS
@@ -100,20 +101,32 @@ def metrics_sections(registry: Registry) -> list[str]:
     lines = ["## Columns of structural_metrics.csv", "", "Averaging:", ""]
     lines += [f"- `{name}`: {text}" for name, text in AVERAGING_TEXT.items()]
     lines.append("")
+    lines += [COMPAT_NOTE, "", "Families: `aggregate RUN --families core,NAME,...` computes a subset; the core is always in force.", ""]
     header = ("#", "Column", "Label", "Meaning", "Formula", "Averaging", "Direction", "Blank when", "Aliases")
-    for section, title in SECTION_TITLES.items():
-        metrics = [m for m in registry if m.section == section and m.alias_of is None]
-        if not metrics:
-            continue
+    for group in groups(registry):
         rows = [
-            (str(position[m.name]), f"`{m.name}`", m.label, m.meaning, m.formula, m.averaging,
+            (str(position[m.name]), f"`{m.name}`", shown_label(m), meaning_text(m), m.formula, m.averaging,
              DIRECTION[m.higher_is_better], blank_rule(m), ", ".join(aliases.get(m.name, [])) or "—")
-            for m in metrics
+            for m in group.metrics
         ]
-        lines += [f"### {title}", "", *table(header, rows)]
+        name = f" (family `{group.key}`)" if group.key not in ("headline", "units", "diagnostics", "appendix") else ""
+        lines += [f"### {group.heading}{name}", "", *table(header, rows)]
     alias_rows = [(str(position[m.name]), f"`{m.name}`", m.meaning) for m in registry if m.alias_of is not None]
     lines += ["### Aliases", "", "Each repeats the value of another column under a second or legacy name.", ""]
     return lines + table(("#", "Column", "Meaning"), alias_rows)
+
+
+def meaning_text(metric: Metric) -> str:
+    """The meaning, with the compatibility note, the column it corrects and the absent-field rule."""
+    parts = [metric.meaning]
+    if metric.compat:
+        parts.append(f"Compatibility column, do not cite: {metric.compat}")
+    if metric.fixes:
+        parts.append(f"Corrects `{metric.fixes}`.")
+    if metric.present is not None:
+        parts.append("When the input field it reads is absent from every row, the value is the spec's 0/blank and "
+                     "the Markdown, HTML and JSON mark it \"field absent from input\".")
+    return " ".join(parts)
 
 
 def derived_meaning(name: str) -> str:
@@ -142,6 +155,12 @@ def per_sample_section() -> list[str]:
     rows = [(f"`{c.name}`", c.kind + (", nullable" if c.nullable else ""), c.meaning) for c in COLUMNS]
     derived = [(f"`{name}`", TYPE_NAMES[dtype], derived_meaning(name))  # type: ignore[index]
                for name, dtype in schema.items() if name not in stored]
+    by_family: list[str] = []
+    for fam in resolve(None):
+        if fam.columns:
+            family_rows = [(f"`{c.name}`", c.kind + (", nullable" if c.nullable else ""), c.meaning) for c in fam.columns]
+            by_family += [f"### Family `{fam.name}`: {fam.title} ({fam.source})", "",
+                          *table(("Column", "Type", "Meaning"), family_rows)]
     return [
         "## Per-sample table",
         "",
@@ -154,6 +173,7 @@ def per_sample_section() -> list[str]:
         "### Derived columns",
         "",
         *table(("Column", "Type", "Meaning"), derived),
+        *by_family,
     ]
 
 

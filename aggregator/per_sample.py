@@ -20,11 +20,11 @@ from functools import cache
 import polars as pl
 
 from aggregator.metrics.prf import prf_exprs
-from aggregator.sample_counts import COLUMNS, STAGES
+from aggregator.sample_counts import COLUMNS, STAGES, Column
 from aggregator.units import UNITS
 
 TRANSITIONS = ("fix", "break", "keep", "still")
-_DTYPES = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean}
+_DTYPES = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}
 
 
 def _scores(prefix: str) -> list[pl.Expr]:
@@ -78,21 +78,24 @@ def derive(counts: pl.DataFrame) -> pl.DataFrame:
     return counts.lazy().with_columns(first).with_columns(second).collect().rechunk()
 
 
-def build_table(rows: Sequence[tuple[object, ...]], lines: Sequence[int]) -> pl.DataFrame:
-    """The per-sample table in sample-key order (code-point order), then run id (then line).
+def build_table(
+    rows: Sequence[tuple[object, ...]], lines: Sequence[int], columns: Sequence[Column] = COLUMNS
+) -> pl.DataFrame:
+    """The per-sample table in sample-key order (code-point order), then split, then run id (then line).
 
-    (sample key, run id) is unique, so the order, and every float sum over it, does not
-    depend on the input's line order, also for merged files.
+    (sample key, split, run id) is unique, so the order, and every float sum over it, does
+    not depend on the input's line order, also for merged files.
 
-    ``rows`` are :func:`~aggregator.sample_counts.sample_counts` tuples and ``lines``
+    ``rows`` are per-sample tuples in ``columns`` order (the core's
+    :func:`~aggregator.sample_counts.sample_counts`, then each family's) and ``lines``
     their line numbers in the input file.
     """
-    columns = zip(*rows) if rows else ([] for _ in COLUMNS)
+    values = zip(*rows) if rows else ([] for _ in columns)
     counts = pl.DataFrame(
-        [pl.Series(c.name, values, dtype=_DTYPES[c.kind]) for c, values in zip(COLUMNS, columns)]
+        [pl.Series(c.name, v, dtype=_DTYPES[c.kind], strict=False) for c, v in zip(columns, values)]
         + [pl.Series("line", lines, dtype=pl.Int64)]
     )
-    return derive(counts.sort("sample_key", "run_id", "line"))
+    return derive(counts.sort("sample_key", "split", "run_id", "line"))
 
 
 def filter_profile(table: pl.DataFrame, profile: str | None) -> pl.DataFrame:

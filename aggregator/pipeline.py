@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aggregator.run_warnings import RunWarnings, check_run
-from aggregator.sample_counts import sample_counts
+from aggregator.sample_values import SampleEvaluator
 from scorecards.errors import BadLine, InputError
 from scorecards.reader import paused_gc, start_read
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from aggregator.metrics.registry import Registry
 
 
 @dataclass
@@ -35,11 +37,22 @@ class RunEvaluation:
     workers: int
     seconds: float
     warnings: dict[str, int] = field(default_factory=dict)
+    families: tuple[str, ...] = ()
+    family_selection: tuple[str, ...] | None = None
+    side_files: dict[str, str | None] = field(default_factory=dict)
+    profile_fallback: bool = False
     run_warnings: RunWarnings = field(default_factory=RunWarnings)
 
     @property
     def rows_aggregated(self) -> int:
         return self.table.height
+
+    @property
+    def registry(self) -> Registry:
+        """The metrics of the families in force, in CSV order."""
+        from aggregator.metrics.structural import build_registry
+
+        return build_registry(self.family_selection)
 
     @property
     def run_ids(self) -> list[str]:
@@ -54,6 +67,7 @@ def evaluate_run(
     workers: int | None = None,
     while_reading: Callable[[], object] | None = None,
     on_bytes: Callable[[int], None] | None = None,
+    families: tuple[str, ...] | None = None,
     allow: Iterable[str] = (),
 ) -> RunEvaluation:
     """Read a run directory or scorecards file and compute its structural metrics.
@@ -63,24 +77,38 @@ def evaluate_run(
     reader's workers decode (and its thread hashes the input and checks its UTF-8), with
     the cyclic garbage collector paused: its passes over freshly imported modules find nothing.
     ``on_bytes`` is called with the size of each block read (see :func:`~scorecards.reader.start_read`).
-    The run's coded warnings are checked last (:mod:`aggregator.run_warnings`); codes in ``allow``
-    are raised but silenced.
+    ``families`` selects the metric families in force (None: all; the core is always in force).
+    The run's coded warnings (the core's and those of the families in force) are checked last
+    (:mod:`aggregator.run_warnings`); codes in ``allow`` are raised but silenced.
+
+    When ``profile`` matches no row, every row is aggregated and the side files are not
+    read, as the research tool did (SCORECARDS.md); ``profile_fallback`` says so.
     """
     started = time.perf_counter()
-    pending = start_read(path, sample_counts, skip_bad_lines=skip_bad_lines, workers=workers, on_bytes=on_bytes)
+    evaluator = SampleEvaluator(families)
+    pending = start_read(path, evaluator, skip_bad_lines=skip_bad_lines, workers=workers, on_bytes=on_bytes)
     with paused_gc():
-        from aggregator.metrics.structural import STRUCTURAL
+        from aggregator.metrics.families import resolve
+        from aggregator.metrics.registry import RunContext
+        from aggregator.metrics.structural import build_registry
         from aggregator.per_sample import build_table, filter_profile
+        from aggregator.sample_values import columns_for
+        from aggregator.side_files import read_side_files
 
         if while_reading is not None:
             while_reading()
         read = pending.result()
-        table = build_table(read.items, [line for _, _, line in read.ids])
+        all_rows = build_table(read.items, [line for *_, line in read.ids], columns_for(families))
         read.items = []  # the per-sample tuples now live in the table; free them before writing
-    table = filter_profile(table, profile)
-    if table.height == 0:
-        raise InputError(f"{read.path}: no rows with profile {profile!r}")
-    metrics = STRUCTURAL.compute(table)
+    table = filter_profile(all_rows, profile)
+    fallback = table.height == 0
+    if fallback:
+        table = all_rows
+    in_force = resolve(families)
+    side = {} if fallback else read_side_files(read.path.parent, in_force)
+    context = RunContext(side=side, profile=profile, profile_fallback=fallback, all_rows=all_rows)
+    registry = build_registry(families)
+    metrics = registry.compute(table, context)
     warnings = {"polarity_defaulted": int(table.get_column("polarity_defaulted").sum())}
     return RunEvaluation(
         input_path=read.path,
@@ -93,5 +121,10 @@ def evaluate_run(
         workers=read.workers,
         seconds=time.perf_counter() - started,
         warnings=warnings,
-        run_warnings=check_run(table, metrics, warnings, allow),
+        families=("core", *(f.name for f in in_force)),
+        family_selection=families,
+        side_files={f.side_file.name: (f.side_file.name if f.side_file.name in side else None)
+                    for f in in_force if f.side_file is not None},
+        profile_fallback=fallback,
+        run_warnings=check_run(table, metrics, warnings, allow, registry, in_force),
     )

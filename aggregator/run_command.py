@@ -33,6 +33,9 @@ from aggregator.terminal import out, warn
                    "several, several small runs are shared among them.")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"runs": [...]} as JSON on stdout: each run\'s metrics and warnings, or its error.')
+@click.option("--families", metavar="NAME,...",
+              help="Metric families to compute, comma-separated (e.g. core,conflict) [default: all]; "
+                   "the core columns are always written. See docs/metrics.md.")
 @click.option("--taxonomy", type=click.Path(path_type=Path, dir_okay=False),
               help='Taxonomy of valid aspect refs, JSON {"name", "refs": [...]} [default: NIKLuge 2022, shipped].')
 @click.option("--allow", "allow", multiple=True, metavar="CODE",
@@ -47,6 +50,7 @@ def run_command(
     skip_bad_lines: bool,
     workers: int | None,
     as_json: bool,
+    families: str | None,
     taxonomy: Path | None,
     allow: tuple[str, ...],
     fail_on_warning: bool,
@@ -58,7 +62,7 @@ def run_command(
     targets = output_dirs(runs, outdir)
     use_taxonomy(taxonomy)
     options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet,
-                         as_json=as_json, allow=allowed_codes(allow))
+                         as_json=as_json, families=family_selection(families), allow=allowed_codes(allow))
     entries: list[dict[str, object]] = []
     failed = warned = 0
     for run, outcome in zip(runs, outcomes(runs, targets, options)):
@@ -91,12 +95,25 @@ def run_command(
 def allowed_codes(codes: Sequence[str]) -> tuple[str, ...]:
     """The warning codes given to ``--allow``, as declared (``ref-unmeasurable`` = ``ref_unmeasurable``);
     an unknown code is a user error, found before anything is read."""
-    from aggregator.run_warnings import WARNINGS, UnknownWarningCode
+    from aggregator.run_warnings import UnknownWarningCode, known_codes
 
     try:
-        return tuple(WARNINGS[code.strip().lower().replace("-", "_")].code for code in codes)
+        return known_codes(codes)
     except UnknownWarningCode as exc:
         fail(f"--allow: {exc}")
+        raise
+
+
+def family_selection(text: str | None) -> tuple[str, ...] | None:
+    """``--families a,b`` as a selection (None: all); an unknown name is a one-line error naming the known ones."""
+    if text is None:
+        return None
+    from aggregator.metrics.families import UnknownFamily, selection
+
+    try:
+        return selection(text.split(","))
+    except UnknownFamily as exc:
+        fail(f"--families: {exc}")
         raise
 
 

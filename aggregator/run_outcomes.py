@@ -36,6 +36,7 @@ class RunOptions:
     workers: int | None = None
     quiet: bool = False
     as_json: bool = False
+    families: tuple[str, ...] | None = None
     allow: tuple[str, ...] = ()
 
 
@@ -60,7 +61,7 @@ def aggregate_one(run: Path, target: Path, options: RunOptions) -> tuple[RunEval
     with reading(run, quiet=options.quiet) as on_bytes:
         evaluation = evaluate_run(
             run, profile=options.profile, skip_bad_lines=options.skip_bad_lines, workers=options.workers,
-            while_reading=_import_writers, on_bytes=on_bytes, allow=options.allow,
+            while_reading=_import_writers, on_bytes=on_bytes, families=options.families, allow=options.allow,
         )
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files

@@ -18,7 +18,7 @@ from aggregator.units import UNITS, Counts, is_explicit, match_exact, match_surf
 from scorecards.record import SampleRecord
 from scorecards.tuples import EvalTuple, TupleSet
 
-Kind = Literal["str", "int", "bool"]
+Kind = Literal["str", "int", "bool", "float"]
 STAGES = ("s1", "s2")
 BASIC_POLARITIES = frozenset({"positive", "negative", "neutral"})
 
@@ -44,6 +44,7 @@ def _count_columns(prefix: str, what: str) -> list[Column]:
 COLUMNS: tuple[Column, ...] = (
     Column("run_id", "str", "run id (row, else meta, else run directory name)"),
     Column("sample_key", "str", "sample key (meta.text_id, meta.uid, meta.case_id, runtime.uid)"),
+    Column("split", "str", "meta.split (blank when absent); a sample is (run_id, split, sample_key)"),
     Column("profile", "str", "profile of the row (profile, else meta.profile)", nullable=True),
     Column("has_gold", "bool", "the gold set is non-empty"),
     Column("n_gold", "int", "|G|: gold EvalTuples after dedup"),
@@ -110,6 +111,7 @@ def sample_counts(record: SampleRecord) -> tuple[object, ...]:
     row: list[object] = [
         record.run_id,
         record.sample_key,
+        record.split,
         record.profile,
         bool(gold),
         len(gold),

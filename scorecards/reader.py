@@ -28,6 +28,8 @@ from scorecards.scan import FileScan, scan_file
 from scorecards.schema import ROW_DECODER, Row
 
 T = TypeVar("T")
+Identity = tuple[str, str, str, int]
+"""(run id, split, sample key, line) of a row: a sample is (run id, split, sample key)."""
 
 SCORECARDS_NAME = "scorecards.jsonl"
 MIN_PART_BYTES = 8 << 20
@@ -68,14 +70,21 @@ def default_run_id(scorecards: Path) -> str:
     return scorecards.resolve().parent.name
 
 
-def decode_row(raw: Line) -> Row:
+def row_decoder(transform: object) -> msgspec.json.Decoder:
+    """The decoder of the rows a transform reads: its ``row_decoder()`` when it has one
+    (a wider typed partial schema, e.g. the metric families'), else the core :class:`Row`'s."""
+    wider = getattr(transform, "row_decoder", None)
+    return wider() if wider is not None else ROW_DECODER
+
+
+def decode_row(raw: Line, decoder: msgspec.json.Decoder = ROW_DECODER) -> Row:
     """Decode one line into the partial :class:`Row`; raise :class:`BadRow` saying why not.
 
     The bytes the schema skips are not looked at: the UTF-8 rule is checked by
     :func:`~scorecards.scan.scan_file`, beside the decoders.
     """
     try:
-        return ROW_DECODER.decode(raw)
+        return decoder.decode(raw)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
         text = str(exc)
         if " - at `" not in text:
@@ -94,7 +103,7 @@ class Chunk(Generic[T]):
     """What one byte range yielded; line numbers are local to the range (1-based)."""
 
     items: list[T] = field(default_factory=list)
-    ids: list[tuple[str, str, int]] = field(default_factory=list)
+    ids: list[Identity] = field(default_factory=list)
     skipped: list[tuple[int, str]] = field(default_factory=list)
     lines: int = 0
     rows: int = 0
@@ -129,6 +138,7 @@ def read_range(
     its passes over the many small objects cost a fifth of the time.
     """
     chunk: Chunk[T] = Chunk()
+    decoder = row_decoder(transform)
     with open(path, "rb") as handle:
         for local, raw in enumerate(iter_lines(handle, start, end, on_bytes), 1):
             chunk.lines = local
@@ -136,7 +146,7 @@ def read_range(
                 continue
             chunk.rows += 1
             try:
-                record = to_record(decode_row(raw), local, run_id)
+                record = to_record(decode_row(raw, decoder), local, run_id)
             except BadRow as exc:
                 if not skip_bad_lines:
                     chunk.error = (local, str(exc))
@@ -144,7 +154,7 @@ def read_range(
                 chunk.skipped.append((local, str(exc)))
                 continue
             chunk.items.append(transform(record))
-            chunk.ids.append((record.run_id, record.sample_key, local))
+            chunk.ids.append((record.run_id, record.split, record.sample_key, local))
     return chunk
 
 
@@ -154,7 +164,7 @@ class ReadResult(Generic[T]):
 
     path: Path
     items: list[T]
-    ids: list[tuple[str, str, int]]
+    ids: list[Identity]
     rows_read: int
     skipped: list[BadLine]
     workers: int
@@ -165,13 +175,13 @@ def _merge(path: Path, chunks: list[Chunk[T]], scan: FileScan, skip_bad_lines: b
     """Join the ranges' results in file order; the scan's non-UTF-8 lines are bad whatever
     the decoder made of them (the UTF-8 rule comes first)."""
     items: list[T] = []
-    ids: list[tuple[str, str, int]] = []
+    ids: list[Identity] = []
     skipped: list[BadLine] = [BadLine(str(path), line, reason) for line, reason in scan.invalid.items()]
     first_error: BadLine | None = None
     offset = rows = 0
     for chunk in chunks:
         items.extend(chunk.items)
-        ids.extend((run, key, offset + line) for run, key, line in chunk.ids)
+        ids.extend((run, split, key, offset + line) for run, split, key, line in chunk.ids)
         skipped.extend(
             BadLine(str(path), offset + line, reason) for line, reason in chunk.skipped if offset + line not in scan.invalid
         )
@@ -183,16 +193,17 @@ def _merge(path: Path, chunks: list[Chunk[T]], scan: FileScan, skip_bad_lines: b
         first_invalid = min(scan.invalid)
         if first_error is None or first_invalid <= first_error.line:
             first_error = BadLine(str(path), first_invalid, scan.invalid[first_invalid])
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str, str], int] = {}
     keep: list[int] = []
-    for index, (run, key, line) in enumerate(ids):
+    for index, (run, split, key, line) in enumerate(ids):
         if line in scan.invalid:
             continue
-        first = seen.setdefault((run, key), line)
+        first = seen.setdefault((run, split, key), line)
         if first == line:
             keep.append(index)
             continue
-        bad = BadLine(str(path), line, f"duplicate sample key {quoted(key)} of run {quoted(run)} (first at line {first})")
+        where = f" in split {quoted(split)}" if split else ""
+        bad = BadLine(str(path), line, f"duplicate sample key {quoted(key)}{where} of run {quoted(run)} (first at line {first})")
         if not skip_bad_lines:
             if first_error is None or bad.line < first_error.line:
                 first_error = bad
@@ -272,7 +283,7 @@ def start_read(
 
 
 def _identity(record: SampleRecord) -> SampleRecord:
-    return record
+    return replace(record, row=None)
 
 
 def read_scorecards(
@@ -286,5 +297,5 @@ def read_scorecards(
     Each record's ``line`` is its line in the file (a worker only knows its line within its range).
     """
     read = start_read(path, _identity, skip_bad_lines=skip_bad_lines, workers=workers).result()
-    read.items = [r if r.line == line else replace(r, line=line) for r, (_, _, line) in zip(read.items, read.ids)]
+    read.items = [r if r.line == line else replace(r, line=line) for r, (_, _, _, line) in zip(read.items, read.ids)]
     return read

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import msgspec
@@ -41,6 +41,7 @@ class SampleRecord:
 
     run_id: str
     sample_key: str
+    split: str
     profile: str | None
     line: int
     gold: TupleSet
@@ -52,6 +53,8 @@ class SampleRecord:
     invalid_language_count: int
     invalid_target_count: int
     polarity_defaulted: int
+    row: Any = field(default=None, compare=False, repr=False)
+    """The decoded row (the typed partial schema in force) for the metric families; None once evaluated."""
 
 
 def _first_key(*keys: Key) -> str | None:
@@ -59,6 +62,15 @@ def _first_key(*keys: Key) -> str | None:
         if key is not None and key != "":
             return str(key)
     return None
+
+
+def split_text(value: Any) -> str:
+    """``meta.split`` as text: a string as is, absent or null as ``""``, anything else as its JSON text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return msgspec.json.encode(value).decode()
 
 
 def _meta_int(value: Any, name: str) -> int:
@@ -140,7 +152,7 @@ def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
     meta = row.meta or Meta()
     inputs = row.inputs or Inputs()
     runtime = row.runtime or Runtime()
-    parsed = runtime.parsed_output if isinstance(runtime.parsed_output, ParsedOutput) else ParsedOutput()
+    parsed = runtime.parsed_output if isinstance(runtime.parsed_output, msgspec.Struct) else ParsedOutput()
     final_result = parsed.final_result or FinalResult()
 
     sample_key = _first_key(meta.text_id, meta.uid, meta.case_id, runtime.uid)
@@ -180,6 +192,7 @@ def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
     return SampleRecord(
         run_id=row.run_id or meta.run_id or default_run_id,
         sample_key=sample_key,
+        split=split_text(meta.split),
         profile=row.profile or meta.profile,
         line=line,
         gold=gold.tuples,
@@ -191,4 +204,5 @@ def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
         invalid_language_count=_meta_int(meta.invalid_language_count, "invalid_language_count"),
         invalid_target_count=_meta_int(meta.invalid_target_count, "invalid_target_count"),
         polarity_defaulted=gold.polarity_defaulted + final.polarity_defaulted + stage1.polarity_defaulted,
+        row=row,
     )

@@ -68,6 +68,7 @@ class Meta(msgspec.Struct, gc=False):
     text_id: Key = None
     uid: Key = None
     case_id: Key = None
+    split: Any = None
     run_id: str | None = None
     profile: str | None = None
     invalid_ref_count: Any = None

@@ -56,3 +56,10 @@ def test_each_script_rewrites_only_its_section_of_results(tmp_path: Path) -> Non
     assert text.startswith("# Results\n\nanalysis written by hand\n")
     assert "first table" not in text and text.count("second table") == 1 and "scanner table" in text
     assert text.index("second table") < text.index("scanner table")
+
+
+def test_bench_families_runs_on_a_small_generated_input(tmp_path: Path) -> None:
+    done = run("bench_families.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "| core only | 1 |" in done.stdout and "| all families | 1 |" in done.stdout
+    assert "| core + conflict | 1 |" in done.stdout and "Decode floor of every field read" in done.stdout

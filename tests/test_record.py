@@ -339,12 +339,39 @@ def test_profile_filters_rows(tmp_path: Path) -> None:
     assert evaluate_rows(tmp_path, rows, profile="smoke").table.get_column("sample_key").to_list() == ["a"]
 
 
-def test_profile_without_rows_is_a_user_error(tmp_path: Path) -> None:
-    path = write_rows(tmp_path / "run" / "scorecards.jsonl", [row("a", profile="smoke")])
-    done = run_cli(path, "--profile", "paper_main", "--outdir", tmp_path / "out")
+def test_profile_without_rows_aggregates_every_row_as_the_research_tool_did(tmp_path: Path) -> None:
+    """SCORECARDS.md: --profile that keeps no row falls back to all rows and says so in profile_filter."""
+    rows = [row("a", gold=GOLD, final=GOLD, profile="smoke"), row("b", gold=GOLD)]
+    plain = evaluate_rows(tmp_path, rows)
+    fallback = evaluate_rows(tmp_path, rows, profile="paper_main")
+    assert fallback.profile_fallback and not plain.profile_fallback
+    assert fallback.metrics["n"] == 2 and fallback.metrics["tuple_f1_s2"] == plain.metrics["tuple_f1_s2"] == 0.5
+    assert fallback.metrics.get("profile_filter", "paper_main") == "paper_main"
+    assert plain.metrics.get("profile_filter") is None
+
+
+def test_one_text_id_under_two_splits_is_two_samples(tmp_path: Path) -> None:
+    """The real run test_small has this shape: meta.text_id repeated under meta.split valid and test."""
+    rows = [row("k", gold=GOLD, final=GOLD, meta={"split": "valid"}), row("k", gold=GOLD, meta={"split": "test"})]
+    evaluation = evaluate_rows(tmp_path, rows)
+    assert evaluation.metrics["n"] == evaluation.metrics["N_gold"] == 2
+    assert evaluation.table.select("split", "sample_key").rows() == [("test", "k"), ("valid", "k")]
+    assert evaluation.metrics["tuple_f1_s2"] == 0.5
+
+
+def test_a_repeated_run_split_and_key_is_still_a_duplicate(tmp_path: Path) -> None:
+    path = write_rows(tmp_path / "run" / "scorecards.jsonl",
+                      [row("k", meta={"split": "test"}), row("k", meta={"split": "valid"}), row("k", meta={"split": "test"})])
+    done = run_cli(path, "--outdir", tmp_path / "out")
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"aggregate: error: {path}: no rows with profile 'paper_main'"]
+    assert done.stderr.splitlines() == [
+        f"aggregate: error: {path}:3: duplicate sample key 'k' in split 'test' of run 'run' (first at line 1)"]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_split_that_is_not_a_string_is_compared_as_its_json_text() -> None:
+    assert record_of(row("k", meta={"split": 1})).split == "1"
+    assert record_of(row("k", meta={"split": None})).split == record_of(row("k")).split == ""
 
 
 def test_empty_objects_are_skipped_except_in_gold_tuples() -> None:

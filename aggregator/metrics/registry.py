@@ -7,9 +7,9 @@ value, or null when the metric is undefined (a blank CSV cell, ``N/A`` in Markdo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import Literal
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 import polars as pl
 
@@ -28,18 +28,45 @@ AVERAGING_TEXT: dict[Averaging, str] = {
 
 
 @dataclass(frozen=True)
+class RunContext:
+    """What a run-level metric may read beside the per-sample table.
+
+    ``side``: side files read next to the input, by file name (None when absent or ignored);
+    ``profile``: the ``--profile`` asked for; ``profile_fallback``: it matched no row, so every
+    row was aggregated (SCORECARDS.md); ``all_rows``: the per-sample table before ``--profile``
+    filtering (cross-run agreement reads it, DIAGNOSTICS.md quirk Q13).
+    """
+
+    side: Mapping[str, Any] = field(default_factory=dict)
+    profile: str | None = None
+    profile_fallback: bool = False
+    all_rows: pl.DataFrame | None = None
+
+
+RunLevel = Callable[[pl.DataFrame, RunContext], object]
+
+
+@dataclass(frozen=True)
 class Metric:
     """One output column.
 
+    ``expr``: a Polars aggregation over the per-sample table giving one value (null = blank);
+    ``run_level``: instead of ``expr``, a function of the table and the :class:`RunContext`
+    (for the few columns that are not aggregations of per-sample values; they cannot be resampled).
     ``requires_gold``: blank when no sample has gold (``gold_available`` is False).
     ``alias_of``: the column repeats another column's value under a legacy name.
+    ``family``: the metric family that declares it (:mod:`aggregator.metrics.family`).
+    ``present``: a Polars aggregation that is False when the optional input field the column
+    counts was absent from every row (the value is then 0 or blank by the spec's rule, not a finding).
+    ``compat``: why the column is kept for compatibility only and should not be cited (None: cite freely).
+    ``fixes``: the compatibility column this one corrects.
     """
 
     name: str
     label: str
     meaning: str
     formula: str
-    expr: pl.Expr
+    expr: pl.Expr | None
     kind: Kind = "float"
     averaging: Averaging = "macro"
     section: Section = "diagnostics"
@@ -47,6 +74,11 @@ class Metric:
     higher_is_better: bool | None = None
     requires_gold: bool = True
     alias_of: str | None = None
+    family: str = "core"
+    run_level: RunLevel | None = None
+    present: pl.Expr | None = None
+    compat: str | None = None
+    fixes: str | None = None
 
 
 class UnknownMetric(KeyError):
@@ -56,14 +88,27 @@ class UnknownMetric(KeyError):
 class Registry:
     """Metrics in declaration order; refuses duplicate names."""
 
-    def __init__(self) -> None:
-        self._metrics: dict[str, Metric] = {}
+    _metrics: dict[str, Metric]
+
+    def __init__(self, family: str = "core") -> None:
+        self._metrics = {}
+        self.family = family
 
     def add(self, metric: Metric) -> Metric:
+        """Declare ``metric`` (in the family being declared, unless it names another)."""
         if metric.name in self._metrics:
-            raise ValueError(f"metric {metric.name!r} is declared twice")
+            earlier = self._metrics[metric.name]
+            raise ValueError(f"metric {metric.name!r} is declared twice (families {earlier.family!r} and {self.family!r})")
+        if metric.family == "core" and self.family != "core":
+            metric = replace(metric, family=self.family)
         self._metrics[metric.name] = metric
         return metric
+
+    def reorder(self, first: Sequence[str]) -> None:
+        """Put the metrics named in ``first`` first, in that order; the others follow in declaration order."""
+        position = {name: i for i, name in enumerate(first)}
+        ranked = sorted(enumerate(self._metrics), key=lambda item: (position.get(item[1], len(position)), item[0]))
+        self._metrics = {name: self._metrics[name] for _, name in ranked}
 
     def alias(self, name: str, of: str, *, legacy: bool = False) -> Metric:
         """Register ``name`` as another name for the already declared metric ``of``."""
@@ -94,15 +139,29 @@ class Registry:
     def names(self) -> list[str]:
         return list(self._metrics)
 
-    def compute(self, table: pl.DataFrame) -> dict[str, object]:
+    def compute(self, table: pl.DataFrame, context: RunContext | None = None) -> dict[str, object]:
         """Evaluate every metric over a per-sample table; None marks a blank value."""
+        context = context if context is not None else RunContext()
         gold_available = pl.col("n_gold").sum() > 0
         exprs = [
             (pl.when(gold_available).then(m.expr) if m.requires_gold else m.expr).alias(m.name)
             for m in self
+            if m.run_level is None
         ]
-        row = table.select(exprs).row(0, named=True)
+        row = table.select(exprs).row(0, named=True) if exprs else {}
+        gold = bool(row.get("gold_available", table.get_column("n_gold").sum() > 0))
+        for m in self:
+            if m.run_level is not None:
+                row[m.name] = m.run_level(table, context) if gold or not m.requires_gold else None
         return {m.name: _python_value(row[m.name], m.kind) for m in self}
+
+    def absent_fields(self, table: pl.DataFrame) -> list[str]:
+        """Names of the metrics whose optional input field no row of ``table`` carries."""
+        checked = [m for m in self if m.present is not None]
+        if not checked or table.height == 0:
+            return [m.name for m in checked]
+        row = table.select(m.present.alias(m.name) for m in checked if m.present is not None).row(0, named=True)
+        return [name for name, present in row.items() if not present]
 
 
 def _python_value(value: object, kind: Kind) -> object:

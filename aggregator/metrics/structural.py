@@ -1,14 +1,20 @@
-"""Every column of ``structural_metrics.csv``, declared once, in CSV order.
+"""Every column of ``structural_metrics.csv``: the core columns (METRICS.md) declared here,
+the diagnostics by their families (:mod:`aggregator.metrics.families`).
 
 N = samples with gold. Macro means are over those samples. A blank (null) value
 means undefined, never 0. Per-sample columns are described in
-:mod:`aggregator.per_sample` and :mod:`aggregator.sample_counts`.
+:mod:`aggregator.per_sample` and :mod:`aggregator.sample_counts`. The CSV puts the
+research tool's columns in its order (``reference_columns.txt``), then any others.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from functools import cache
+from importlib.resources import files
+
+from aggregator.metrics.families import resolve
 from aggregator.metrics.prf import prf_exprs
 from aggregator.metrics.registry import Metric, Registry, Section
 
@@ -205,9 +211,14 @@ def _declare_invalid(reg: Registry) -> None:
                    averaging="pooled", section="appendix", blank_when="no final tuple"))
 
 
-def build_registry() -> Registry:
-    """All structural metrics in CSV column order."""
-    reg = Registry()
+REFERENCE_COLUMNS: tuple[str, ...] = tuple(
+    line.strip() for line in files("aggregator.metrics").joinpath("reference_columns.txt").read_text().splitlines() if line.strip()
+)
+"""The research tool's 230 columns in its CSV order."""
+
+
+def declare_core(reg: Registry) -> None:
+    """The METRICS.md columns."""
     _declare_counts(reg)
     for unit in ("refpol", "otepol", "attrpol"):
         _declare_unit(reg, unit)
@@ -217,6 +228,18 @@ def build_registry() -> Registry:
     _declare_sources(reg)
     _declare_refs(reg)
     _declare_invalid(reg)
+
+
+@cache
+def build_registry(names: tuple[str, ...] | None = None) -> Registry:
+    """The structural metrics of the core and the families ``names`` (None: all), in CSV column order."""
+    reg = Registry()
+    declare_core(reg)
+    for fam in resolve(names):
+        reg.family = fam.name
+        fam.declare(reg)
+    reg.family = "core"
+    reg.reorder(REFERENCE_COLUMNS)
     return reg
 
 

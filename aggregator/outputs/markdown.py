@@ -5,21 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from aggregator.metrics.registry import Registry, Section
+from aggregator.metrics.groups import COMPAT_NOTE, SECTION_TITLES, groups, has_compat, shown_label
+from aggregator.metrics.registry import Registry
 from aggregator.outputs.cells import markdown_cell
 
 if TYPE_CHECKING:
     from aggregator.run_warnings import RunWarnings
 
+__all__ = ["SECTION_TITLES", "metrics_markdown"]
 MARK = "⚠"
 WARNINGS_DOC = "docs/warnings.md"
-
-SECTION_TITLES: dict[Section, str] = {
-    "headline": "Headline (GoldUnit, Ref-F1)",
-    "units": "Surface and attribute units",
-    "diagnostics": "Diagnostics",
-    "appendix": "Appendix",
-}
 
 
 def _escape(text: str) -> str:
@@ -49,8 +44,8 @@ def metrics_markdown(
     facts: Sequence[str] = (),
     warnings: RunWarnings | None = None,
 ) -> str:
-    """Warnings first, then sections in headline/units/diagnostics/appendix order; aliases listed,
-    not repeated; a value a warning makes unreliable is marked."""
+    """Warnings first, then groups in display order (:func:`~aggregator.metrics.groups.groups`);
+    aliases listed, not repeated; a value a warning makes unreliable is marked."""
     lines = [f"# {title}", ""]
     lines += [f"- {fact}" for fact in facts]
     if facts:
@@ -58,17 +53,16 @@ def metrics_markdown(
     marks = warnings.marks() if warnings is not None else {}
     if warnings is not None:
         lines += warning_lines(warnings)
-    for section, heading in SECTION_TITLES.items():
-        metrics = [m for m in registry if m.section == section and m.alias_of is None]
-        if not metrics:
-            continue
-        lines += [f"## {heading}", "", "| Metric | Value | Definition |", "|---|---:|---|"]
-        for m in metrics:
+    for group in groups(registry):
+        lines += [f"## {group.heading}", "", "| Metric | Value | Definition |", "|---|---:|---|"]
+        for m in group.metrics:
             mark = f" {MARK}" if m.name in marks else ""
             lines.append(
-                f"| {_escape(m.label)} (`{m.name}`) | {markdown_cell(values.get(m.name))}{mark} | {_escape(m.meaning)} |"
+                f"| {_escape(shown_label(m))} (`{m.name}`) | {markdown_cell(values.get(m.name))}{mark} | {_escape(m.meaning)} |"
             )
         lines.append("")
+    if has_compat(registry):
+        lines += [COMPAT_NOTE, ""]
     aliases = [f"`{m.name}` = `{m.alias_of}`" for m in registry if m.alias_of is not None]
     if aliases:
         lines += ["Aliases in the CSV (same values): " + ", ".join(aliases) + ".", ""]

@@ -38,6 +38,13 @@ class TaxonomyUsed(BaseModel):
     refs: int = Field(description="number of valid refs")
 
 
+class SideFileUse(BaseModel):
+    """A side file a metric family reads next to the scorecards."""
+
+    name: str = Field(description="file name, in the scorecards' directory")
+    used: bool = Field(description="it was present and read (not read when --profile matched no row)")
+
+
 class RunMetadata(BaseModel):
     """Provenance of one aggregation."""
 
@@ -57,6 +64,9 @@ class RunMetadata(BaseModel):
     warnings_allowed: list[RunWarning] = Field(
         default_factory=list, description="coded warnings raised but silenced with --allow")
     counts: dict[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
+    families: list[str] = Field(default_factory=list, description="metric families in force (core always)")
+    profile_fallback: bool = Field(False, description="--profile matched no row, so every row was aggregated")
+    side_files: list[SideFileUse] = Field(default_factory=list, description="side files of the families in force")
     workers: int = Field(description="processes that decoded the input")
     seconds: float = Field(description="wall time of reading and computing")
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata import RunMetadata, RunWarning, SkippedLine, TaxonomyUsed, git_commit
+from aggregator.outputs.metadata import RunMetadata, RunWarning, SideFileUse, SkippedLine, TaxonomyUsed, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.pipeline import RunEvaluation
@@ -54,6 +53,9 @@ def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
         warnings=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.shown],
         warnings_allowed=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.allowed],
         counts=evaluation.warnings,
+        families=list(evaluation.families),
+        profile_fallback=evaluation.profile_fallback,
+        side_files=[SideFileUse(name=name, used=used is not None) for name, used in evaluation.side_files.items()],
         workers=evaluation.workers,
         seconds=round(evaluation.seconds, 4),
     )
@@ -67,7 +69,9 @@ def run_facts(evaluation: RunEvaluation) -> list[str]:
         f"Rows aggregated: {evaluation.rows_aggregated}; with gold: {m['N_gold']}",
     ]
     if evaluation.profile:
-        facts.append(f"Profile: {evaluation.profile}")
+        fallback = " (matched no row: every row aggregated, as the research tool did)" if evaluation.profile_fallback else ""
+        facts.append(f"Profile: {evaluation.profile}{fallback}")
+    facts += [f"Side file `{name}`: {'read' if used else 'absent'}" for name, used in evaluation.side_files.items()]
     if evaluation.skipped:
         facts.append(f"Bad lines skipped: {len(evaluation.skipped)} (see run_metadata.json)")
     return facts
@@ -84,7 +88,7 @@ def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
     with ThreadPoolExecutor(1) as polars_writer:
         parquet = polars_writer.submit(parquet_bytes, per_sample)
         csv = polars_writer.submit(csv_bytes, per_sample)
-        markdown = metrics_markdown(STRUCTURAL, evaluation.metrics, title=title, facts=run_facts(evaluation),
+        markdown = metrics_markdown(evaluation.registry, evaluation.metrics, title=title, facts=run_facts(evaluation),
                                     warnings=evaluation.run_warnings)
         metrics = metrics_csv([evaluation.metrics])
         metadata = run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n"

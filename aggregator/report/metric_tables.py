@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from aggregator.metrics.registry import Registry, Section
+from aggregator.metrics.groups import COMPAT_NOTE, groups, has_compat, shown_label
+from aggregator.metrics.registry import Metric, Registry
 from aggregator.outputs.cells import markdown_cell
-from aggregator.outputs.markdown import SECTION_TITLES
 from aggregator.report.html import esc
 from aggregator.report.warnings_html import marked
 
@@ -14,22 +14,25 @@ NO_MARKS: Mapping[str, Sequence[str]] = {}
 
 
 def metric_rows_table(
-    registry: Registry, values: Mapping[str, object], *, section: Section,
-    marks: Mapping[str, Sequence[str]] = NO_MARKS,
+    registry: Registry, values: Mapping[str, object], *, section: str, marks: Mapping[str, Sequence[str]] = NO_MARKS
 ) -> str:
-    """One section's metrics (aliases left out) as a table with definition and formula; a value
+    """One group's metrics (aliases left out) as a table with definition and formula; a value
     a warning marks is greyed with the marker."""
+    found = next((g.metrics for g in groups(registry) if g.key == section), ())
+    return _table(found, values, marks)
+
+
+def _table(metrics: tuple[Metric, ...], values: Mapping[str, object], marks: Mapping[str, Sequence[str]]) -> str:
     rows = []
-    for m in registry:
-        if m.section != section or m.alias_of is not None:
-            continue
+    for m in metrics:
         value = values.get(m.name)
         codes = marks.get(m.name, ())
         cls = "num warned" if codes else ("num na" if value is None else "num")
+        compat = f'<div class="note">{esc(m.compat)}</div>' if m.compat else ""
         rows.append(
-            f'<tr><th scope="row">{esc(m.label)}<div class="name">{esc(m.name)}</div></th>'
+            f'<tr><th scope="row">{esc(shown_label(m))}<div class="name">{esc(m.name)}</div></th>'
             f'<td class="{cls}">{marked(markdown_cell(value), codes)}</td>'
-            f'<td>{esc(m.meaning)}<div class="formula">{esc(m.formula)}</div></td></tr>'
+            f'<td>{esc(m.meaning)}<div class="formula">{esc(m.formula)}</div>{compat}</td></tr>'
         )
     return (
         '<table class="metrics"><thead><tr><th>Metric</th><th class="num">Value</th><th>Definition</th></tr>'
@@ -40,13 +43,13 @@ def metric_rows_table(
 def metrics_details(
     registry: Registry, values: Mapping[str, object], *, marks: Mapping[str, Sequence[str]] = NO_MARKS
 ) -> str:
-    """Every section as a collapsed ``<details>`` block, in CSV section order."""
+    """Every group as a collapsed ``<details>`` block, in display order."""
     blocks = [
-        f"<details><summary>{esc(title)}</summary>"
-        f"{metric_rows_table(registry, values, section=section, marks=marks)}</details>"
-        for section, title in SECTION_TITLES.items()
-        if any(m.section == section for m in registry)
+        f"<details><summary>{esc(g.heading)}</summary>{_table(g.metrics, values, marks)}</details>"
+        for g in groups(registry)
     ]
+    if has_compat(registry):
+        blocks.append(f'<p class="note">{esc(COMPAT_NOTE)}</p>')
     aliases = ", ".join(f"{m.name} = {m.alias_of}" for m in registry if m.alias_of is not None)
     if aliases:
         blocks.append(f'<p class="note">Aliases in the CSV (same values): {esc(aliases)}.</p>')

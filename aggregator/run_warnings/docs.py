@@ -12,7 +12,7 @@ from pathlib import Path
 from aggregator.docs import generated_file_main, table
 from aggregator.metrics.registry import Registry
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.run_warnings import WARNINGS, WarningCode, WarningRegistry
+from aggregator.run_warnings import WarningCode, WarningRegistry, all_warnings
 
 DEFAULT_OUTPUT = Path("docs") / "warnings.md"
 INTRO = """\
@@ -42,8 +42,8 @@ and nothing else shows it. `--fail-on-warning` makes `aggregate` exit with statu
 raises a warning that is not allowed (status 2, a run that failed, takes precedence), for CI
 pipelines.
 
-A metric family adds its own codes by declaring `WarningCode`s and passing them to
-`aggregator.run_warnings.build_warnings`; they appear here once regenerated.
+A metric family adds its own codes in `Family.warnings` (`aggregator/metrics/family.py`); they
+are checked when the family is in force (`--families`) and appear here once regenerated.
 """
 
 
@@ -70,8 +70,9 @@ def code_section(code: WarningCode, registry: Registry) -> list[str]:
     ]
 
 
-def render(warnings: WarningRegistry = WARNINGS, registry: Registry = STRUCTURAL) -> str:
-    """The whole of ``docs/warnings.md``."""
+def render(warnings: WarningRegistry | None = None, registry: Registry = STRUCTURAL) -> str:
+    """The whole of ``docs/warnings.md`` (default: the core's codes and every family's)."""
+    warnings = all_warnings() if warnings is None else warnings
     rows = [(f"`{c.code}`", c.title, c.family) for c in warnings]
     lines = [INTRO, *table(("Code", "Title", "Family"), rows)]
     for code in warnings:

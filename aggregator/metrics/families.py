@@ -1,0 +1,82 @@
+"""The metric families and how a selection of them is put in force.
+
+Each name in :data:`FAMILY_MODULES` is a module ``aggregator.metrics.<name>`` exporting
+``FAMILY`` (:class:`~aggregator.metrics.family.Family`). ``core`` (the units, Ref-F1, fix and
+break rates, counts and appendix of METRICS.md) is always in force and is not listed here.
+A selection is closed over ``requires`` and ordered so that a family comes after the
+families it reads.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from functools import cache
+
+from aggregator.metrics.family import Family
+
+CORE = "core"
+FAMILY_MODULES: tuple[str, ...] = (
+    "placeholders",
+    "gold_extras",
+    "break_subsets",
+    "implicit_validity",
+    "conflict",
+    "grounding",
+    "validator",
+    "stage_change",
+    "review",
+    "drift",
+    "debate",
+    "override",
+    "polarity_repair",
+    "memory",
+    "hf_signal",
+    "agreement",
+)
+
+
+class UnknownFamily(ValueError):
+    """A family name that is not one of :data:`FAMILY_MODULES` (or ``core``)."""
+
+
+@cache
+def family(name: str) -> Family:
+    """The family called ``name``."""
+    if name not in FAMILY_MODULES:
+        known = ", ".join((CORE, *FAMILY_MODULES))
+        raise UnknownFamily(f"unknown metric family {name!r} (known: {known})")
+    found: Family = importlib.import_module(f"aggregator.metrics.{name}").FAMILY
+    return found
+
+
+@cache
+def resolve(names: tuple[str, ...] | None = None) -> tuple[Family, ...]:
+    """The families in force for ``names`` (None: all), with what they require, each after its requirements."""
+    wanted = FAMILY_MODULES if names is None else tuple(n for n in names if n != CORE)
+    ordered: list[Family] = []
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            raise ValueError(f"metric families require each other in a circle: {' -> '.join((*path, name))}")
+        found = family(name)
+        if found in ordered:
+            return
+        for required in found.requires:
+            visit(required, (*path, name))
+        ordered.append(found)
+
+    for name in wanted:
+        visit(name, ())
+    return tuple(ordered)
+
+
+def selection(names: Iterable[str] | None) -> tuple[str, ...] | None:
+    """A hashable selection for :func:`resolve` (None: every family); unknown names raise :class:`UnknownFamily`."""
+    if names is None:
+        return None
+    chosen = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+    for name in chosen:
+        if name != CORE:
+            family(name)
+    return chosen

@@ -1,0 +1,64 @@
+"""One sample's row of the per-sample table: the core counts, then each family's values.
+
+:class:`SampleEvaluator` is what the reader's worker processes call on each record. It is
+picklable (it holds family names only) and tells the reader which typed schema to decode
+(the core row merged with the fields of every family in force), so a line is decoded once.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import msgspec
+
+from aggregator.metrics.families import resolve
+from aggregator.metrics.family import RowInput
+from aggregator.sample_counts import COLUMNS, Column, sample_counts
+from scorecards.record import SampleRecord
+from scorecards.schema import Row
+from scorecards.schema_merge import merge_structs
+
+
+@cache
+def decoder_for(names: tuple[str, ...] | None) -> msgspec.json.Decoder:
+    """The row decoder of a family selection: the core :class:`~scorecards.schema.Row` and every family's fields."""
+    parts = [f.fields for f in resolve(names) if f.fields is not None]
+    return msgspec.json.Decoder(merge_structs("Row", Row, *parts))
+
+
+@cache
+def columns_for(names: tuple[str, ...] | None) -> tuple[Column, ...]:
+    """The per-sample columns of a family selection, core first, in row order."""
+    columns = COLUMNS + tuple(c for f in resolve(names) for c in f.columns)
+    seen: set[str] = set()
+    for column in columns:
+        if column.name in seen:
+            raise ValueError(f"per-sample column {column.name!r} is declared twice")
+        seen.add(column.name)
+    return columns
+
+
+class SampleEvaluator:
+    """Per-sample values of the families ``names`` (None: all), core first."""
+
+    def __init__(self, names: tuple[str, ...] | None = None) -> None:
+        self.names = names
+
+    def row_decoder(self) -> msgspec.json.Decoder:
+        return decoder_for(self.names)
+
+    def __call__(self, record: SampleRecord) -> tuple[object, ...]:
+        core = sample_counts(record)
+        families = resolve(self.names)
+        if not families:
+            return core
+        values = dict(zip((c.name for c in COLUMNS), core))
+        inp = RowInput(record, values)
+        row = list(core)
+        for fam in families:
+            if fam.row is None:
+                continue
+            derived = fam.row(inp)
+            values.update(zip((c.name for c in fam.columns), derived))
+            row.extend(derived)
+        return tuple(row)

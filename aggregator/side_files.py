@@ -1,0 +1,47 @@
+"""Side files: JSON files next to a run's scorecards that some metric families read.
+
+A family names its side file and the typed schema it is decoded into
+(:class:`~aggregator.metrics.family.SideFile`). An absent file is no error (the family's
+columns that need it are blank); a file that is not JSON of that shape is bad input,
+reported as one line naming the file, like a bad scorecard line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from aggregator.metrics.family import Family
+from scorecards.errors import InputError
+
+
+def read_side_file(path: Path, schema: type[msgspec.Struct]) -> Any:
+    """Decode ``path`` into ``schema``; raise :class:`InputError` naming the file when it cannot."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read side file ({exc.strerror or exc})") from None
+    try:
+        return msgspec.json.decode(data, type=schema)
+    except msgspec.ValidationError as exc:
+        raise InputError(f"{path}: wrong shape: {exc}") from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{path}: nesting too deep to parse") from None
+
+
+def read_side_files(directory: Path, families: Iterable[Family]) -> dict[str, Any]:
+    """The side files of ``families`` present in ``directory``, decoded, by file name."""
+    found: dict[str, Any] = {}
+    for fam in families:
+        side = fam.side_file
+        if side is None or side.name in found:
+            continue
+        path = directory / side.name
+        if path.is_file():
+            found[side.name] = read_side_file(path, side.schema)
+    return found

@@ -1,0 +1,117 @@
+"""What each metric family costs: ``aggregate --families core,NAME`` against the core alone.
+
+On one real-shaped input (``generate.py``), times as separate processes, interleaved:
+
+- ``aggregate FILE --families core`` (today's columns), ``aggregate FILE`` (every family);
+- ``aggregate FILE --families core,NAME`` for each family (with what it requires);
+- the decode floor of every field the families read: the merged typed decoder over all lines
+  on one core, minus the same process without the loop (imports only).
+
+Results are printed and, with ``--write``, replace the ``families`` section of RESULTS.md.
+
+    python benchmarks/bench_families.py --rows 5000 --repeat 5 --write
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench import PYTHON, Timing, measure  # noqa: E402
+from generate import DEFAULT_SOURCE, generate  # noqa: E402
+from results_file import measured_by, write_section  # noqa: E402
+
+FLOOR = """
+import sys
+from aggregator.sample_values import decoder_for
+decode = decoder_for(None).decode
+if sys.argv[2] == "decode":
+    with open(sys.argv[1], "rb") as f:
+        for line in f:
+            if line.strip():
+                decode(line)
+"""
+
+
+def family_names() -> list[str]:
+    from aggregator.metrics.families import FAMILY_MODULES
+
+    return list(FAMILY_MODULES)
+
+
+def commands(data: Path, out: Path) -> dict[str, list[str]]:
+    base = [PYTHON, "-m", "aggregator", str(data), "--quiet"]
+    cmds = {
+        "core only": [*base, "--outdir", str(out / "core"), "--families", "core"],
+        "all families": [*base, "--outdir", str(out / "all")],
+        "floor: imports + merged decoder": [PYTHON, "-c", FLOOR, str(data), "imports"],
+        "floor: decode every field read (1 core)": [PYTHON, "-c", FLOOR, str(data), "decode"],
+    }
+    for name in family_names():
+        cmds[f"core + {name}"] = [*base, "--outdir", str(out / name), "--families", f"core,{name}"]
+    return cmds
+
+
+def run(rows: int, repeat: int, data_dir: Path) -> tuple[Path, dict[str, Timing]]:
+    data = data_dir / f"rows{rows}.jsonl"
+    if not data.exists():
+        generate(DEFAULT_SOURCE, rows, data)
+    with tempfile.TemporaryDirectory() as tmp:
+        cmds = commands(data, Path(tmp))
+        timings = {name: Timing(name) for name in cmds}
+        for name, argv in cmds.items():
+            _, _, tree, single = measure(argv, sample_memory=True)
+            timings[name].tree_mb.append(tree)
+            timings[name].single_mb.append(single)
+        for _ in range(repeat):
+            for name, argv in cmds.items():
+                seconds, cpu, _, single = measure(argv)
+                timings[name].seconds.append(seconds)
+                timings[name].cpu.append(cpu)
+                timings[name].single_mb.append(single)
+    return data, timings
+
+
+def table(data: Path, rows: int, timings: dict[str, Timing]) -> str:
+    core = timings["core only"]
+    floor = timings["floor: decode every field read (1 core)"].median - timings["floor: imports + merged decoder"].median
+    lines = [
+        f"### {rows:,} rows ({data.stat().st_size / 1e6:.0f} MB)",
+        "",
+        "| command | runs | median s | median CPU s | Δ s vs core only | peak RSS tree MB |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for t in timings.values():
+        cpu = sorted(t.cpu)[len(t.cpu) // 2]
+        lines.append(f"| {t.name} | {len(t.seconds)} | {t.median:.3f} | {cpu:.2f} | {t.median - core.median:+.3f} "
+                     f"| {max(t.tree_mb):.0f} |")
+    start = timings["floor: imports + merged decoder"].median
+    every = timings["all families"].median
+    lines += ["", f"Decode floor of every field read (one core, imports excluded): {floor:.3f} s. "
+              f"All families end to end: {every:.3f} s = {every / (floor + start):.2f}× (floor + start-up "
+              f"and imports {start:.3f} s); core only {core.median:.3f} s."]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=5000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--write", action="store_true", help="write the families section of benchmarks/RESULTS.md")
+    args = parser.parse_args()
+    data, timings = run(args.rows, args.repeat, args.data_dir)
+    text = table(data, args.rows, timings)
+    print(text)
+    if args.write:
+        command = f"python benchmarks/bench_families.py --rows {args.rows} --repeat {args.repeat} --write"
+        write_section("families", "## Cost of each metric family\n\n" + measured_by(command) + "\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()
