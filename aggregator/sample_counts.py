@@ -74,11 +74,18 @@ COLUMNS: tuple[Column, ...] = (
     Column("invalid_language_count", "int", "meta.invalid_language_count (integer, else 0)"),
     Column("invalid_target_count", "int", "meta.invalid_target_count (integer, else 0)"),
     Column("polarity_defaulted", "int", "tuple items whose missing polarity became neutral"),
+    Column("input_text", "str", "meta.input_text, the sentence (a string, else empty)"),
     Column("gold_tuples", "str", "gold EvalTuples as sorted JSON [ref, term, polarity] triples"),
     Column("stage1_tuples", "str", "stage-1 EvalTuples as sorted JSON triples"),
     Column("final_tuples", "str", "final EvalTuples as sorted JSON triples"),
 )
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+
+
+def input_text(record: SampleRecord) -> str:
+    """``meta.input_text`` of the record's row when it is a string, else ``""``."""
+    text = getattr(getattr(record.row, "meta", None), "input_text", None)
+    return text if isinstance(text, str) else ""
 
 
 def tuples_text(tuples: TupleSet) -> str:
@@ -142,6 +149,7 @@ def sample_counts(record: SampleRecord) -> tuple[object, ...]:
             record.invalid_language_count,
             record.invalid_target_count,
             record.polarity_defaulted,
+            input_text(record),
             tuples_text(gold),
             tuples_text(s1),
             tuples_text(s2),

@@ -1,4 +1,4 @@
-"""``aggregate samples RUN``: the samples behind the numbers, on the terminal or as JSON.
+"""``aggregate samples RUN``: the samples behind the numbers (sentence and tuples), on the terminal or as JSON.
 
 ``--only misses`` lists the samples wrong at the final stage under ``--unit`` (still wrong or
 broken), ``fixes`` and ``breaks`` the review's transitions, ``changed`` the samples whose unit
@@ -69,8 +69,8 @@ def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | 
                    "samples": shown}
         out(json.dumps(payload, ensure_ascii=False, indent=2))
         return
-    out(render_table(shown, unit, f"{len(rows)} samples ({ONLY[only]}) under {unit}" +
-                     (f"; the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else "")))
+    out(render_table(shown, unit, f"{only} under {unit} ({ONLY[only]}): {len(rows)} samples" +
+                     (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else "")))
 
 
 def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -> list[bool]:
@@ -94,13 +94,13 @@ def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[di
     changed = [any(c.isupper() for c in a + b) for a, b in zip(marks["s1"], marks["s2"])]
     keep = _selection(table, unit, only, changed)
     out: list[dict[str, Any]] = []
-    columns = ("sample_key", "run_id", "has_gold", f"{unit}_transition", f"{unit}_s1_f1", f"{unit}_s2_f1",
+    columns = ("sample_key", "run_id", "input_text", "has_gold", f"{unit}_transition", f"{unit}_s1_f1", f"{unit}_s2_f1",
                *STAGE_KEYS.values())
     for i, row in enumerate(table.select(columns).iter_rows(named=True)):
         if not keep[i]:
             continue
         sample: dict[str, Any] = {
-            "sample_key": row["sample_key"], "run_id": row["run_id"],
+            "sample_key": row["sample_key"], "run_id": row["run_id"], "text": row["input_text"],
             "transition": row[f"{unit}_transition"] if row["has_gold"] else None,
             "f1_s1": row[f"{unit}_s1_f1"], "f1_s2": row[f"{unit}_s2_f1"], "changed": changed[i],
         }
@@ -127,12 +127,13 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> str:
     from rich.table import Table
 
     table = Table(title=title, show_lines=True, title_justify="left")
-    for name in ("Sample", "Transition · F1 S1 → S2", "Gold", "Stage 1", "Final"):
-        table.add_column(name, overflow="fold")
+    for name, ratio in (("Sample · sentence", 3), ("Transition · F1 S1 → S2", 1), ("Gold", 2), ("Stage 1", 2),
+                        ("Final", 2)):
+        table.add_column(name, overflow="fold", ratio=ratio)
     for s in samples:
         f1 = f"{s['f1_s1']:.4f} → {s['f1_s2']:.4f}"
         table.add_row(
-            s["sample_key"], f"{s['transition'] or 'no gold'}\n{f1}",
+            s["sample_key"] + (f"\n\n{s['text']}" if s["text"] else ""), f"{s['transition'] or 'no gold'}\n{f1}",
             *("\n".join(tuple_line(t, stage) for t in s[stage]) or "none" for stage in STAGE_KEYS),
         )
     terminal = shutil.get_terminal_size((160, 24)).columns if click.get_text_stream("stdout").isatty() else 160

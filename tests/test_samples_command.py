@@ -27,8 +27,9 @@ def test_only_selects_the_samples_of_those_transitions(table, unit: str, only: s
     expected = [r["sample_key"] for r in table.iter_rows(named=True)
                 if r["has_gold"] and r[f"{unit}_transition"] in WANTED[only]]
     assert [s["sample_key"] for s in payload["samples"]] == expected and payload["total"] == len(expected)
+    texts = dict(zip(table.get_column("sample_key"), table.get_column("input_text")))
     for sample in payload["samples"]:
-        assert sample["transition"] in WANTED[only]
+        assert sample["transition"] in WANTED[only] and sample["text"] == texts[sample["sample_key"]] != ""
         for stage in ("gold", "s1", "s2"):
             assert all(t["mark"] in "mxMX-" for t in sample[stage])
 
@@ -47,7 +48,8 @@ def test_the_table_shows_tuples_with_their_marks_and_a_legend() -> None:
     done = run_cli("samples", CASE, "--unit", "otepol", "--only", "breaks", "--limit", "2")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("17 samples (correct at stage 1, wrong at the final stage) under otepol; the first 2")
+    assert lines[0] == "breaks under otepol (correct at stage 1, wrong at the final stage): 17 samples, the first 2 shown (--limit)"
+    assert "│ 그렇다고 백화점에서 똑같은 걸  │" in done.stdout  # the sentence, under its sample key
     assert "nikluge-sa-2022-train-00020" in done.stdout and "✓ − 제품 전체#가격 · implicit" in done.stdout
     assert lines[-1].startswith("otepol: ✓ matched") and all(line == line.rstrip() for line in lines)
 

@@ -39,7 +39,7 @@ def _raw_json(column: pl.Series) -> msgspec.Raw:
 
 
 def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[str, object]:
-    """``{"key", "run"?, "has_gold", "gold", "s1", "s2", "units": {unit: {...}}}``.
+    """``{"key", "text", "run"?, "has_gold", "gold", "s1", "s2", "units": {unit: {...}}}``.
 
     ``run`` is present only when the input holds several runs. Per unit: its display
     ``name``, the ``transition`` of every sample, its F1 at both stages (``DIGITS`` decimals) and
@@ -48,6 +48,7 @@ def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[s
     run_ids = table.get_column("run_id")
     payload: dict[str, object] = {
         "key": _json(table.get_column("sample_key")),
+        "text": _json(table.get_column("input_text")),
         "has_gold": _json(table.get_column("has_gold")),
         "transitions": list(TRANSITIONS),
     }

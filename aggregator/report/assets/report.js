@@ -97,7 +97,7 @@
       if (haystack === null) {
         haystack = new Array(n);
         for (var j = 0; j < n; j++) {
-          haystack[j] = [s.key[j], s.run ? s.run[j] : "", JSON.stringify(s.gold[j]), JSON.stringify(s.s1[j]),
+          haystack[j] = [s.key[j], s.text[j], s.run ? s.run[j] : "", JSON.stringify(s.gold[j]), JSON.stringify(s.s1[j]),
             JSON.stringify(s.s2[j])].join("\n").toLowerCase();
         }
       }
@@ -149,7 +149,7 @@
     });
     var search = el("input");
     search.type = "search";
-    search.placeholder = "Search sample key or tuple text";
+    search.placeholder = "Search sentence, sample key or tuple";
     search.setAttribute("aria-label", "search samples");
     controls.appendChild(search);
     var sortLabel = el("label", null, "Sort ");
@@ -193,6 +193,7 @@
       var tr = el("tr");
       var key = el("td", "key", s.key[i]);
       if (s.run) key.appendChild(el("div", "sub", s.run[i]));
+      if (s.text[i]) key.appendChild(el("div", "sentence", s.text[i]));
       tr.appendChild(key);
       var move = el("td", "move");
       move.appendChild(s.has_gold[i] ? el("span", "badge " + u.transition[i], u.transition[i]) :
