@@ -23,6 +23,7 @@ from aggregator.outputs.atomic import write_outputs
 from aggregator.metrics.families import resolve
 from aggregator.metrics.groups import COMPAT_NOTE, groups, shown_label
 from aggregator.per_sample import build_table
+from aggregator.sample_values import columns_for
 from aggregator.sample_counts import COLUMNS
 from aggregator.units import UNITS
 
@@ -177,9 +178,32 @@ def per_sample_section() -> list[str]:
     ]
 
 
+def absent_section(registry: Registry) -> list[str]:
+    """The columns that count an optional input field, and when that field counts as absent."""
+    meanings = {c.name: c.meaning for c in columns_for(None)}
+    rows = []
+    for m in registry:
+        if m.present is None or m.alias_of is not None:
+            continue
+        reads = [f"`{name}` ({meanings[name]})" if name in meanings else f"`{name}`" for name in m.present.meta.root_names()]
+        rows.append((f"`{m.name}`", "; ".join(dict.fromkeys(reads))))
+    return [
+        "## Columns that count an optional input field",
+        "",
+        "Each column below counts a field a scorecard row may leave out. When no row of the run carries it,",
+        "the CSV keeps the spec's value (0, or blank where the spec says so: the research tool's parity), but",
+        "`structural_metrics_table.md`, `report.html` and `--json` (`absent_fields`) mark the column",
+        "*field absent from input*: the 0 is the absence of the field, not a finding. Whether a row carries",
+        "the field is the column's `present` rule in its family module, read from the per-sample column(s)",
+        "named here.",
+        "",
+        *table(("Column", "Presence read from (per-sample column)"), rows),
+    ]
+
+
 def render(registry: Registry = STRUCTURAL) -> str:
     """The whole of ``docs/metrics.md``."""
-    lines = [INTRO, *units_section(), *metrics_sections(registry), *per_sample_section()]
+    lines = [INTRO, *units_section(), *metrics_sections(registry), *absent_section(registry), *per_sample_section()]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

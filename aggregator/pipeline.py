@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,12 @@ class RunEvaluation:
         from aggregator.metrics.structural import build_registry
 
         return build_registry(self.family_selection)
+
+    @cached_property
+    def absent(self) -> frozenset[str]:
+        """Columns counting an optional input field that no row carries: their 0 or blank is the
+        spec's rule for a missing field, not a finding (marked "field absent from input")."""
+        return frozenset(self.registry.absent_fields(self.table))
 
     @property
     def run_ids(self) -> list[str]:

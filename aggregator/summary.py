@@ -38,7 +38,8 @@ def warning_lines(evaluation: RunEvaluation) -> list[str]:
 
 def metrics_payload(evaluation: RunEvaluation) -> dict[str, object]:
     """What ``--json`` shows of a run: ``{"run_ids", "input", "rows_aggregated", "rows_skipped",
-    "warnings", "warnings_allowed", "metrics"}``; each warning ``{code, message, metrics, count}``."""
+    "warnings", "warnings_allowed", "absent_fields", "metrics"}``; each warning ``{code, message,
+    metrics, count}``; ``absent_fields``: the columns whose optional input field no row carries."""
     return {
         "run_ids": evaluation.run_ids,
         "input": str(evaluation.input_path),
@@ -46,5 +47,6 @@ def metrics_payload(evaluation: RunEvaluation) -> dict[str, object]:
         "rows_skipped": len(evaluation.skipped),
         "warnings": [w.to_dict() for w in evaluation.run_warnings.shown],
         "warnings_allowed": [w.to_dict() for w in evaluation.run_warnings.allowed],
+        "absent_fields": [name for name in evaluation.metrics if name in evaluation.absent],
         "metrics": evaluation.metrics,
     }

@@ -263,3 +263,20 @@ def test_the_python_api_lists_and_allows_warnings() -> None:
     assert allowed.warnings == [] and [w.code for w in allowed.warnings_allowed] == ["ref_unmeasurable"]
     with pytest.raises(KeyError, match="unknown warning code"):
         aggregate_run(REAL_RUNS[0], allow=["nope"])
+
+
+def test_a_column_whose_input_field_no_row_carries_is_marked_absent(real_runs: tuple[Any, Path]) -> None:
+    """The real runs carry no sentiment judgements: the grounding columns are 0 in the CSV (the
+    spec's rule) and marked "field absent from input" in the Markdown, the HTML and --json."""
+    done, out = real_runs
+    entry = json.loads(done.stdout)["runs"][0]
+    assert "explicit_grounding_rate" in entry["absent_fields"] and "tuple_f1_s2" not in entry["absent_fields"]
+    assert entry["metrics"]["explicit_grounding_rate"] == 0.0
+    run = out / REAL_RUNS[0].name
+    markdown = (run / "structural_metrics_table.md").read_text(encoding="utf-8")
+    assert "(`explicit_grounding_rate`) | 0.0000 (field absent from input) |" in markdown
+    assert markdown.count("(field absent from input)") == len(entry["absent_fields"])
+    html = (run / "report.html").read_text(encoding="utf-8")
+    assert html.count('<div class="absent">field absent from input</div>') >= len(entry["absent_fields"])
+    docs = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    assert "| `explicit_grounding_rate` |" in docs.split("## Columns that count an optional input field")[1]

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["SECTION_TITLES", "metrics_markdown"]
 MARK = "⚠"
 WARNINGS_DOC = "docs/warnings.md"
+ABSENT = "field absent from input"
 
 
 def _escape(text: str) -> str:
@@ -43,9 +44,11 @@ def metrics_markdown(
     title: str,
     facts: Sequence[str] = (),
     warnings: RunWarnings | None = None,
+    absent: frozenset[str] = frozenset(),
 ) -> str:
     """Warnings first, then groups in display order (:func:`~aggregator.metrics.groups.groups`);
-    aliases listed, not repeated; a value a warning makes unreliable is marked."""
+    aliases listed, not repeated; a value a warning makes unreliable is marked, and so is the
+    value of a column whose optional input field no row carries (``absent``)."""
     lines = [f"# {title}", ""]
     lines += [f"- {fact}" for fact in facts]
     if facts:
@@ -56,7 +59,7 @@ def metrics_markdown(
     for group in groups(registry):
         lines += [f"## {group.heading}", "", "| Metric | Value | Definition |", "|---|---:|---|"]
         for m in group.metrics:
-            mark = f" {MARK}" if m.name in marks else ""
+            mark = (f" {MARK}" if m.name in marks else "") + (f" ({ABSENT})" if m.name in absent else "")
             lines.append(
                 f"| {_escape(shown_label(m))} (`{m.name}`) | {markdown_cell(values.get(m.name))}{mark} | {_escape(m.meaning)} |"
             )
@@ -67,4 +70,7 @@ def metrics_markdown(
     if aliases:
         lines += ["Aliases in the CSV (same values): " + ", ".join(aliases) + ".", ""]
     lines.append("N/A: undefined for this input (blank in the CSV); see docs/metrics.md for when.")
+    if absent:
+        lines += ["", f"{ABSENT.capitalize()}: no row carries the optional field the column counts; its 0 or "
+                     "blank (as in the CSV) says nothing about the pipeline."]
     return "\n".join(lines) + "\n"

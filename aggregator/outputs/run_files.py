@@ -89,7 +89,7 @@ def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
         parquet = polars_writer.submit(parquet_bytes, per_sample)
         csv = polars_writer.submit(csv_bytes, per_sample)
         markdown = metrics_markdown(evaluation.registry, evaluation.metrics, title=title, facts=run_facts(evaluation),
-                                    warnings=evaluation.run_warnings)
+                                    warnings=evaluation.run_warnings, absent=evaluation.absent)
         metrics = metrics_csv([evaluation.metrics])
         metadata = run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n"
         report = run_report(evaluation)

@@ -174,11 +174,11 @@ def run_report(evaluation: RunEvaluation) -> bytes:
 </section>
 <section id="appendix">
   <h2>Appendix</h2>
-  {metric_rows_table(evaluation.registry, values, section="appendix", marks=marks)}
+  {metric_rows_table(evaluation.registry, values, section="appendix", marks=marks, absent=evaluation.absent)}
 </section>
 <section id="all-metrics">
   <h2>All metrics</h2>
-  {metrics_details(evaluation.registry, values, marks=marks)}
+  {metrics_details(evaluation.registry, values, marks=marks, absent=evaluation.absent)}
 </section>
 </main>
 """
