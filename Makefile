@@ -32,6 +32,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/scanners.py
 	$(BIN)/python benchmarks/bench_compare.py
 	$(BIN)/python benchmarks/bench_grid.py
+	$(BIN)/python benchmarks/bench_families.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_RUN)/derived results/comparison

@@ -21,7 +21,7 @@ from aggregator.outputs.metadata import RunMetadata
 if TYPE_CHECKING:
     import polars as pl
 
-MetricValue = bool | int | float | None
+MetricValue = bool | int | float | str | None
 
 
 class RunResult(RunMetadata):

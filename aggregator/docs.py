@@ -179,14 +179,17 @@ def per_sample_section() -> list[str]:
 
 
 def absent_section(registry: Registry) -> list[str]:
-    """The columns that count an optional input field, and when that field counts as absent."""
+    """The columns that count an optional input field, grouped by the per-sample column(s) that
+    tell whether a row carries it."""
     meanings = {c.name: c.meaning for c in columns_for(None)}
-    rows = []
+    by_reads: dict[tuple[str, ...], list[str]] = {}
     for m in registry:
-        if m.present is None or m.alias_of is not None:
-            continue
-        reads = [f"`{name}` ({meanings[name]})" if name in meanings else f"`{name}`" for name in m.present.meta.root_names()]
-        rows.append((f"`{m.name}`", "; ".join(dict.fromkeys(reads))))
+        if m.present is not None and m.alias_of is None:
+            by_reads.setdefault(tuple(dict.fromkeys(m.present.meta.root_names())), []).append(f"`{m.name}`")
+    rows = [
+        ("; ".join(f"`{name}`: {meanings.get(name, 'per-sample column')}" for name in reads), ", ".join(names))
+        for reads, names in by_reads.items()
+    ]
     return [
         "## Columns that count an optional input field",
         "",
@@ -197,7 +200,7 @@ def absent_section(registry: Registry) -> list[str]:
         "the field is the column's `present` rule in its family module, read from the per-sample column(s)",
         "named here.",
         "",
-        *table(("Column", "Presence read from (per-sample column)"), rows),
+        *table(("Presence read from (per-sample column)", "Columns"), rows),
     ]
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from aggregator.metrics.groups import shown_label
 from aggregator.docs import blank_rule, cell, derived_meaning, main, render
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.per_sample import build_table
@@ -36,8 +37,10 @@ def test_every_registered_metric_has_a_row_with_its_declaration(text: str) -> No
         assert line.startswith(f"| {position} | `{metric.name}` |")
         assert cell(metric.meaning) in line
         if metric.alias_of is None:
-            for part in (metric.label, metric.formula, metric.averaging, blank_rule(metric)):
+            for part in (shown_label(metric), metric.formula, metric.averaging, blank_rule(metric)):
                 assert f"| {cell(part)} |" in line, (metric.name, part)
+            if metric.compat:
+                assert "Compatibility column, do not cite" in line and metric.label + " †" in line
         else:
             assert f"`{metric.alias_of}`" in table_row(text, metric.alias_of)
 

@@ -11,7 +11,7 @@ from aggregator.compare.runs import Run
 from aggregator.metrics.registry import Kind
 from aggregator.metrics.structural import STRUCTURAL
 
-_DTYPES: dict[Kind, type[pl.DataType]] = {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean}
+_DTYPES: dict[Kind, type[pl.DataType]] = {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean, "str": pl.String}
 UNIT_SUFFIXES = ("", "_otepol", "_attrpol")
 PER_UNIT = ("tuple_f1_s1", "tuple_f1_s2", "delta_f1", "fix_rate", "break_rate", "net_gain")
 HEADLINE: tuple[str, ...] = tuple(

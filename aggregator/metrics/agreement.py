@@ -22,6 +22,7 @@ Scorecards carry neither a top-level ``final_result`` nor ``meta.label``, so
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -137,16 +138,31 @@ def row(inp: RowInput) -> tuple[object, ...]:
     return (case_key(data.meta), label(data), label_fixed(data), risk_ids(data.validator))
 
 
-def _groups(table: pl.DataFrame, ctx: RunContext) -> pl.DataFrame | None:
-    """Per case key: its size and whether each compared column agrees; None when T < 2 or not computed."""
-    if ctx.profile_fallback:
-        return None
-    rows = ctx.all_rows if ctx.all_rows is not None else table
+def _grouped(rows: pl.DataFrame) -> pl.DataFrame | None:
+    """Per case key: its size and whether each compared column agrees; None when T < 2."""
     groups = rows.filter(pl.col(KEY).is_not_null()).group_by(KEY).agg(
         pl.len().alias("size"), *(pl.col(c).n_unique().eq(1).alias(name) for name, c in COMPARED.items())
     )
     if groups.height == 0 or groups.get_column("size").max() < 2:  # type: ignore[operator]
         return None
+    return groups
+
+
+_last: tuple[weakref.ref[pl.DataFrame], pl.DataFrame | None] | None = None
+"""The rows last grouped and their groups: the eleven columns of a run group its rows once."""
+
+
+def _groups(table: pl.DataFrame, ctx: RunContext) -> pl.DataFrame | None:
+    """:func:`_grouped` of all input rows (the table when the context has none); None when not computed."""
+    global _last
+    if ctx.profile_fallback:
+        return None
+    rows = ctx.all_rows if ctx.all_rows is not None else table
+    last = _last
+    if last is not None and last[0]() is rows:
+        return last[1]
+    groups = _grouped(rows)
+    _last = (weakref.ref(rows), groups)
     return groups
 
 

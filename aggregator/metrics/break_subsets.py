@@ -36,7 +36,7 @@ def break_class() -> pl.Expr:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import HAS_GOLD, count, ratio, transitions  # structural builds the registry on import
+    from aggregator.metrics.exprs import HAS_GOLD, count, ratio, transitions
 
     brk, keep = transitions("refpol", "break"), transitions("refpol", "keep")
     for kind, what in CLASSES.items():

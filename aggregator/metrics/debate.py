@@ -100,7 +100,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import ratio  # structural imports the families
+    from aggregator.metrics.exprs import ratio
 
     mapped = pl.col("debate_mapped")
     present = pl.col("debate_mapping_present").any()

@@ -72,7 +72,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import count, ratio  # structural imports the families
+    from aggregator.metrics.exprs import count, ratio
 
     changed = pl.col("pairs_changed")
     stage2 = pl.col("moderator_stage2_selected")

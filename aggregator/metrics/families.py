@@ -17,6 +17,7 @@ from aggregator.metrics.family import Family
 
 CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (
+    "provenance",
     "placeholders",
     "gold_extras",
     "break_subsets",

@@ -110,13 +110,7 @@ def _final_items(inp: RowInput) -> tuple[Sequence[msgspec.Raw], bool]:
 
 
 def representative_set(inp: RowInput) -> TupleSet:
-    """R: one ``("", term, polarity)`` per term of the final set, the polarity of the best-ranked item."""
-    final = inp.record.final
-    polarities: dict[str, set[str]] = {}
-    for _, term, polarity in final:
-        polarities.setdefault(term, set()).add(polarity)
-    if all(len(p) == 1 for p in polarities.values()):
-        return frozenset(EvalTuple("", term, next(iter(p))) for term, p in polarities.items())  # type: ignore[arg-type]
+    """R: one ``("", term, polarity)`` per term of the final items, the polarity of the best-ranked item."""
     best: dict[str, tuple[tuple[bool, float, bool], EvalTuple]] = {}
     raws, require_term = _final_items(inp)
     for raw in raws:
@@ -127,14 +121,28 @@ def representative_set(inp: RowInput) -> TupleSet:
     return frozenset(t for _, t in best.values())
 
 
-def row(inp: RowInput) -> tuple[object, ...]:
+def after_rep_otepol_f1(inp: RowInput) -> float:
+    """otepol F1 of R against G (0 without gold).
+
+    When no final term carries two polarities, R has the surface pairs of S2 itself, so the
+    core's otepol counts of S2 give it; R is built only for the other rows.
+    """
     gold, final = inp.record.gold, inp.record.final
-    after_rep = prf(*match_surface(surface_units(representative_set(inp)), surface_units(gold)))[2] if gold else 0.0
-    return severe_l3(gold, final), _conflict_flags(inp), after_rep
+    if not gold:
+        return 0.0
+    seen: dict[str, str] = {}
+    if all(seen.setdefault(term, polarity) == polarity for _, term, polarity in final):
+        values = inp.values
+        return prf(values["otepol_s2_tp"], values["otepol_s2_fp"], values["otepol_s2_fn"])[2]
+    return prf(*match_surface(surface_units(representative_set(inp)), surface_units(gold)))[2]
+
+
+def row(inp: RowInput) -> tuple[object, ...]:
+    return severe_l3(inp.record.gold, inp.record.final), _conflict_flags(inp), after_rep_otepol_f1(inp)
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import HAS_GOLD, count, on_gold, ratio  # structural builds the registry on import
+    from aggregator.metrics.exprs import HAS_GOLD, count, on_gold, ratio
 
     l3 = on_gold("severe_polarity_error_L3").sum()
     n_gold = count(HAS_GOLD)

@@ -20,6 +20,7 @@ core) only for the JSON literal ``true``; HAL ignores the flag.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -30,6 +31,7 @@ from aggregator.metrics.reads import Items, Obj, first_truthy, objects, ok, sect
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.sample_counts import Column
 from scorecards.normalize import norm_term
+from scorecards.tuples import TupleSet
 
 RQ1_BUCKETS = ("implicit", "explicit", "explicit_failure", "unsupported")
 UNKNOWN_ISSUE = "unknown/insufficient"
@@ -69,7 +71,7 @@ class _FR(msgspec.Struct, gc=False):
 
 class _PO(msgspec.Struct, gc=False):
     final_result: _FR | None = None
-    meta: Obj[_TextMeta] = None
+    meta: msgspec.Raw = msgspec.Raw()
 
 
 class _Runtime(msgspec.Struct, gc=False):
@@ -99,8 +101,8 @@ class _Moderator(msgspec.Struct, gc=False):
 
 
 class _Fields(msgspec.Struct, gc=False):
-    """The row fields family 7 reads (``atsa`` and ``atsa_score`` stay raw: the choice between
-    them counts keys no rule reads, and only the chosen one is decoded)."""
+    """The row fields family 7 reads (``atsa``, ``atsa_score`` and ``PO.meta`` stay raw: whether
+    they are empty counts keys no rule reads, and only the one chosen is decoded)."""
 
     atsa: msgspec.Raw = msgspec.Raw()
     atsa_score: msgspec.Raw = msgspec.Raw()
@@ -113,6 +115,7 @@ class _Fields(msgspec.Struct, gc=False):
 
 _ITEM = msgspec.json.Decoder(Obj[_Item])
 _ATSA = msgspec.json.Decoder(Obj[_Atsa])
+_TEXT_META = msgspec.json.Decoder(Obj[_TextMeta])
 
 COLUMNS = (
     Column("rq1", "str", "RQ1 grounding bucket of the first final tuple: implicit, explicit, explicit_failure or unsupported"),
@@ -237,13 +240,14 @@ def fails(judgement: _Judgement) -> bool:
     return judgement.opinion_grounded is False or (bool(issues) and not _only_unknown(issues))
 
 
-def unsupported_legacy(found: list[_Judgement], final_terms: set[str]) -> bool:
+def unsupported_legacy(found: list[_Judgement], final: TupleSet) -> bool:
     """UNSUP: J non-empty and every judgement fails, or one whose term is a non-empty S2 term fails."""
     if not found:
         return False
     failing = [fails(j) for j in found]
     if all(failing):
         return True
+    final_terms = {t.aspect_term for t in final if t.aspect_term}
     return any(bad and _judgement_term(j) in final_terms for j, bad in zip(found, failing))
 
 
@@ -260,10 +264,12 @@ def _not_grounded(issues: list[Any]) -> bool:
     return any("opinion_not_grounded" in text or "mismatch" in text.lower() for text in map(str, issues))
 
 
-def grounding_bucket(term: str | None, label: str, found: list[_Judgement], eligible: bool) -> str:
-    """RQ1 of a row from FT's term, the final label, J and the fallback eligibility (steps 1–6)."""
+def grounding_bucket(term: str | None, found: list[_Judgement], label: Callable[[], str],
+                     eligible: Callable[[], bool]) -> str:
+    """RQ1 of a row from FT's term and J (steps 1–6); the final label and the fallback
+    eligibility are asked for only on the steps that read them."""
     if term is None:
-        return "implicit" if label else "unsupported"
+        return "implicit" if label() else "unsupported"
     if term == "":
         return "implicit"
     chosen = next((j for j in found if _judgement_term(j) == term), None)
@@ -273,14 +279,23 @@ def grounding_bucket(term: str | None, label: str, found: list[_Judgement], elig
     if chosen.opinion_grounded is True and _only_unknown(issues):
         return "explicit"
     if chosen.opinion_grounded is False or _not_grounded(issues):
-        return "implicit" if eligible else "explicit_failure"
+        return "implicit" if eligible() else "explicit_failure"
     return "unsupported"
+
+
+def final_label(row: Any, fr: Any) -> str:
+    """ok(``moderator.final_label``, else L.label): L = ``PO.final_result`` when truthy, else the top-level ``final_result``."""
+    labelled = fr if fr is not None and truthy(fr) else section(row.final_result)
+    moderator = section(row.moderator)
+    return ok(first_truthy(moderator.final_label if moderator is not None else None,
+                           labelled.label if labelled is not None else None))
 
 
 def _input_text(parsed: Any, row: Any) -> str:
     """HAL's text: ``PO.meta`` when truthy, else the top-level ``meta``; its ``input_text`` stripped."""
-    chosen = section(parsed.meta) if parsed is not None else None
-    if chosen is None or not truthy(chosen):
+    if parsed is not None and raw_truthy(parsed.meta):
+        chosen = section(_TEXT_META.decode(parsed.meta))
+    else:
         chosen = row.meta
     return _text(chosen.input_text) if chosen is not None else ""
 
@@ -294,10 +309,13 @@ def _aspect_check_term(item: _Item) -> str:
     return _text(item.term)
 
 
-def hallucinated(tuples: list[_Item], aspects: list[_Item], text: str) -> bool:
-    """HAL: a final tuple's raw term or a final aspect's check term is non-empty and not in ``text``."""
-    terms = [raw_term(item) for item in tuples] + [_aspect_check_term(item) for item in aspects]
-    return any(term and term not in text for term in terms)
+def hallucinated(tuples: list[_Item], aspects: list[_Item], text: Callable[[], str]) -> bool:
+    """HAL: a final tuple's raw term or a final aspect's check term is non-empty and not in the input ``text``."""
+    terms = [term for term in map(raw_term, tuples) if term] + [t for t in map(_aspect_check_term, aspects) if t]
+    if not terms:
+        return False
+    searched = text()
+    return any(term not in searched for term in terms)
 
 
 def row(inp: RowInput) -> tuple[object, ...]:
@@ -312,20 +330,15 @@ def row(inp: RowInput) -> tuple[object, ...]:
     filtered = objects(debug.filtered) if debug is not None else []
 
     found = judgements(data)
-    final_terms = {t.aspect_term for t in inp.record.final if t.aspect_term}
-    labelled = fr if fr is not None and truthy(fr) else section(data.final_result)
-    moderator = section(data.moderator)
-    label = ok(first_truthy(moderator.final_label if moderator is not None else None,
-                            labelled.label if labelled is not None else None))
     term = first_final_term(tuples, aspects, inputs.aspect_sentiments if inputs is not None else None)
-    bucket = grounding_bucket(term, label, found, _fallback_eligible(inputs, filtered))
+    bucket = grounding_bucket(term, found, lambda: final_label(data, fr), lambda: _fallback_eligible(inputs, filtered))
 
-    hal = hallucinated(tuples, _decoded(aspects), _input_text(parsed, data))
+    hal = hallucinated(tuples, _decoded(aspects), lambda: _input_text(parsed, data))
     reasons = {ok(item.drop_reason) for item in tuples}
     drops = sum(ok(f.action) == "drop" and ok(f.drop_reason) == ALIGNMENT_FAILURE for f in filtered)
     dropped = [reason in reasons for reason in DROP_REASONS]
     return (bucket, hal, dropped[0], hal or dropped[0], dropped[1], dropped[2],
-            unsupported_legacy(found, final_terms), drops, bool(found))
+            unsupported_legacy(found, inp.record.final), drops, bool(found))
 
 
 def _share(flag: pl.Expr) -> pl.Expr:

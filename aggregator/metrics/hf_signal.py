@@ -95,7 +95,7 @@ Q12 = ("the final label falls back to a top-level final_result.label that scorec
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import count, ratio  # structural builds the registry on import
+    from aggregator.metrics.exprs import count, ratio
 
     present = pl.col("hf_label_present")
     risky = (pl.col("r1") > 0) | (pl.col("r2") > 0)

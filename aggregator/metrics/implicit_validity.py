@@ -58,6 +58,7 @@ _ITEM_DECODER = msgspec.json.Decoder(Obj[_Labelled])
 _TRACE_DECODER = msgspec.json.Decoder(Items[_TraceEntry])
 _STR_DECODER = msgspec.json.Decoder(str)
 PARSE_NOTES = ("atsa_parse", "json_parse")
+PARSE_NOTE_BYTES = tuple(word.encode() for word in PARSE_NOTES)
 
 COLUMNS = (
     Column("implicit_coverage_fail", "bool", "implicit gold sample whose final set has no positive/negative/neutral tuple"),
@@ -83,20 +84,37 @@ def _null_polarity(items: Sequence[msgspec.Raw] | None) -> bool:
     return False
 
 
+def _raw_truthy(raw: bytes) -> bool:
+    """JSON truthiness of a raw value, without decoding a list or object."""
+    text = raw.strip()
+    if text[:1] in (b"[", b"{"):
+        return text[1:].lstrip()[:1] not in (b"]", b"}")
+    return truthy(msgspec.json.decode(text))
+
+
+def _may_name_parse(raw: bytes) -> bool:
+    """The raw JSON holds one of the words literally (JSON writers never escape ASCII letters)."""
+    return any(word in raw for word in PARSE_NOTE_BYTES)
+
+
 def _trace_notes_parse(raws: Sequence[msgspec.Raw]) -> bool:
-    """The first non-empty ``process_trace`` is a list with an entry whose string ``notes`` names a parse failure."""
+    """The first non-empty ``process_trace`` is a list with an entry whose string ``notes`` names a parse failure.
+
+    Traces are large: the raw bytes are searched first, and decoded only when they may hold such a note.
+    """
     for raw in raws:
-        if not raw:
+        data = bytes(raw)
+        if not data or not _raw_truthy(data):
             continue
+        if not _may_name_parse(data):
+            return False
         try:
-            value = _TRACE_DECODER.decode(raw)
+            value = _TRACE_DECODER.decode(data)
         except RecursionError:  # nesting too deep for Python: the trace is unreadable, so it names no failure
             return False
-        if not truthy(value):
-            continue
         for entry in objects(value):
             notes = bytes(entry.notes)
-            if notes[:1] == b'"' and any(word in _STR_DECODER.decode(notes) for word in PARSE_NOTES):
+            if notes[:1] == b'"' and _may_name_parse(notes) and any(w in _STR_DECODER.decode(notes) for w in PARSE_NOTES):
                 return True
         return False
     return False
@@ -130,7 +148,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import count, ratio  # structural builds the registry on import
+    from aggregator.metrics.exprs import count, ratio
 
     eligible = count(pl.col("implicit_eligible"))
     invalid = count(pl.col("implicit_invalid"))

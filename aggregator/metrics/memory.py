@@ -83,7 +83,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import count, ratio  # structural imports the families
+    from aggregator.metrics.exprs import count, ratio
 
     k = pl.col("memory_k").cast(pl.Float64)
     injected_rows = pl.col("memory_injected")

@@ -13,7 +13,7 @@ any other value reads as ``{}``); its integer fields are read as int, missing or
   ``runtime.parsed_output.meta``, so this is False in every real run);
   ``override_ev_rejected_fixed`` reads them from ``runtime.parsed_output.meta``.
 
-Over applied rows and over conflict rows: mean ``dF1`` (``delta_f1_refpol`` of family
+Over applied rows and over conflict rows: mean ``dF1`` (``sample_delta_f1_refpol`` of family
 ``stage_change``) over those with gold, the share with ``UNSUP`` (family ``grounding``) and
 Σ ``nc`` per row (family ``validator``); over applied rows, the share with ``resolved``
 (``risk_resolved``). Each is blank when the subset is empty. ``override_harm_rate``: rows with
@@ -79,7 +79,10 @@ class _ParsedMeta(msgspec.Struct, gc=False):
 
 
 class _ParsedOutput(msgspec.Struct, gc=False):
-    meta: Obj[_ParsedMeta] = None
+    meta: msgspec.Raw = msgspec.Raw()
+
+
+_PARSED_META = msgspec.json.Decoder(Obj[_ParsedMeta])
 
 
 class _Runtime(msgspec.Struct, gc=False):
@@ -143,7 +146,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     skips = section(meta.debate_override_skip_reasons) if meta is not None else None
     runtime = data.runtime
     parsed = section(runtime.parsed_output) if runtime is not None else None
-    parsed_meta = section(parsed.meta) if parsed is not None else None
+    parsed_meta = section(_PARSED_META.decode(parsed.meta)) if parsed is not None and parsed.meta else None
     return (
         ov is not None,
         skips is not None,
@@ -176,7 +179,7 @@ def _adder(reg: Registry, present: pl.Expr) -> Callable[..., None]:
 
 
 def _declare_counts(reg: Registry) -> None:
-    from aggregator.metrics.structural import count  # structural imports the families
+    from aggregator.metrics.exprs import count
 
     add = _adder(reg, pl.col("override_stats_present").any())
     applied = pl.col("override_applied")
@@ -201,12 +204,12 @@ def _declare_counts(reg: Registry) -> None:
 
 def _declare_subset(reg: Registry, prefix: str, rows: pl.Expr, what: str) -> None:
     """The outcome columns of one subset of rows (applied or conflict rows)."""
-    from aggregator.metrics.structural import HAS_GOLD, count, ratio  # structural imports the families
+    from aggregator.metrics.exprs import HAS_GOLD, count, ratio
 
     add = _adder(reg, pl.col("override_stats_present").any())
     blank = f"no {what}"
     add(f"{prefix}_delta_f1_mean", f"ΔRef-F1 on {what}s", f"mean per-sample refpol F1 change on {what}s with gold",
-        f"mean over {what}s with gold of dF1", pl.col("delta_f1_refpol").filter(rows & HAS_GOLD).mean(),
+        f"mean over {what}s with gold of dF1", pl.col("sample_delta_f1_refpol").filter(rows & HAS_GOLD).mean(),
         averaging="macro", blank_when=f"{blank} with gold", higher_is_better=True)
     add(f"{prefix}_unsupported_polarity_rate", f"Unsupported polarity on {what}s",
         f"share of {what}s whose polarity is not supported by a grounded judgement (legacy UNSUP)",
@@ -219,7 +222,7 @@ def _declare_subset(reg: Registry, prefix: str, rows: pl.Expr, what: str) -> Non
 
 
 def _declare_rates(reg: Registry) -> None:
-    from aggregator.metrics.structural import HAS_GOLD, count, ratio  # structural imports the families
+    from aggregator.metrics.exprs import HAS_GOLD, count, ratio
 
     applied = pl.col("override_applied")
     _declare_subset(reg, "override_applied", applied, "applied row")
@@ -230,7 +233,7 @@ def _declare_rates(reg: Registry) -> None:
         "Σ [applied ∧ resolved] / Σ [applied]", ratio(count(applied & pl.col("risk_resolved")), count(applied)),
         averaging="pooled", blank_when="no applied row", higher_is_better=True)
     effect = pl.col("override_effect_applied")
-    harmed = effect & pl.col("sd_changed") & HAS_GOLD & (pl.col("delta_f1_refpol") < 0)
+    harmed = effect & pl.col("sd_changed") & HAS_GOLD & (pl.col("sample_delta_f1_refpol") < 0)
     add("override_harm_rate", "Override harm rate",
         "share of rows with an applied override effect where the output changed and Ref-F1 fell",
         "Σ [effect applied ∧ changed ∧ gold ∧ dF1 < 0] / Σ [effect applied]", ratio(count(harmed), count(effect)),

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 import polars as pl
 
-Averaging = Literal["macro", "micro", "pooled", "count", "difference", "flag"]
-Kind = Literal["int", "float", "bool"]
+Averaging = Literal["macro", "micro", "pooled", "count", "difference", "flag", "text"]
+Kind = Literal["int", "float", "bool", "str"]
 Section = Literal["headline", "units", "diagnostics", "appendix"]
 
 AVERAGING_TEXT: dict[Averaging, str] = {
@@ -24,6 +24,7 @@ AVERAGING_TEXT: dict[Averaging, str] = {
     "count": "sum or count over samples",
     "difference": "difference of two metrics",
     "flag": "true/false",
+    "text": "a text about the run (provenance), not an aggregate",
 }
 
 
@@ -167,6 +168,8 @@ class Registry:
 def _python_value(value: object, kind: Kind) -> object:
     if value is None:
         return None
+    if kind == "str":
+        return str(value)
     if kind == "int":
         return int(value)  # type: ignore[call-overload]
     if kind == "bool":

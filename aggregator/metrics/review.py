@@ -132,9 +132,11 @@ class Unbuildable(Exception):
 
 def _text_or_fail(value: Any) -> str:
     """ok(value) for a field the matrix builder reads as text; a truthy non-string fails (quirk Q17)."""
-    if truthy(value) and not isinstance(value, str):
+    if isinstance(value, str):
+        return value.strip()
+    if value:
         raise Unbuildable
-    return ok(value)
+    return ""
 
 
 def label(action: _Action) -> str:
@@ -191,6 +193,16 @@ def _tuple_ids(m: int, actions: list[_Action]) -> dict[str, None]:
     return ids
 
 
+def _by_actor(actions: list[_Action]) -> dict[str, list[Any]]:
+    """Rater X's actions: those whose ok(``actor``) upper-cased is X."""
+    found: dict[str, list[Any]] = {rater: [] for rater in RATERS}
+    for action in actions:
+        rater = found.get(_text_or_fail(action.actor).upper())
+        if rater is not None:
+            rater.append(action)
+    return found
+
+
 def _trace_raters(raw: msgspec.Raw) -> dict[str, list[Any]]:
     """Rater X's actions from the last trace entry whose agent is ``ReviewX`` (quirk Q17 checks on every entry)."""
     entries = _TRACE.decode(raw) if raw else None
@@ -231,7 +243,7 @@ def action_matrix(out: Any) -> tuple[dict[str, tuple[str, str, str]], Any]:
     if not ids:
         return {}, pre
     if actions:
-        by_rater = {rater: [a for a in actions if _text_or_fail(a.actor).upper() == rater] for rater in RATERS}
+        by_rater = _by_actor(actions)
     else:
         by_rater = _trace_raters(out.process_trace)
     columns = [_rater_labels(ids, by_rater[rater]) for rater in RATERS]
@@ -303,16 +315,23 @@ def row(inp: RowInput) -> tuple[object, ...]:
         matrix, pre = action_matrix(parsed if parsed is not None else data)
     except Unbuildable:
         return (*head, True, 0, 0, 0, 0, 0, 0, 0, 0)
-    changes = [(labels, sum(lab != KEEP for lab in labels)) for labels in matrix.values()]
-    majority = sum(a == b or b == c or a == c for (a, b, c), _ in changes)
-    flagged = [n for _, n in changes if n]
-    cda = cda_counts(inp, [i for i, (_, n) in zip(matrix, changes) if n >= 2], pre)
-    return (*head, False, len(matrix), majority, len(flagged), sum(n >= 2 or 3 - n >= 2 for n in flagged),
-            sum(n == 3 for n in flagged), *cda)
+    majority = flagged = flagged_majority = perfect = 0
+    contested: list[str] = []
+    for tuple_id, (a, b, c) in matrix.items():
+        changes = (a != KEEP) + (b != KEEP) + (c != KEEP)
+        majority += a == b or b == c or a == c
+        if changes:
+            flagged += 1
+            flagged_majority += changes >= 2 or 3 - changes >= 2
+            perfect += changes == 3
+        if changes >= 2:
+            contested.append(tuple_id)
+    cda = cda_counts(inp, contested, pre)
+    return (*head, False, len(matrix), majority, flagged, flagged_majority, perfect, *cda)
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import HAS_GOLD, ratio  # structural imports the families
+    from aggregator.metrics.exprs import HAS_GOLD, ratio
 
     present = pl.col("analysis_flags_present").any()
 

@@ -6,7 +6,7 @@ Per-sample building blocks, read by other families too:
 - ``change_type``: ctype = ``SD.change_type`` lower-cased, else ``"none"``;
 - ``moderator_stage``: MS = ``moderator.selected_stage`` as text, stripped, when truthy; else
   ``"stage2"`` when ``sd_changed``, else ``"stage1"``;
-- ``delta_f1_refpol``: dF1 = F1r(S2) − F1r(S1) on rows with gold; null on the others.
+- ``sample_delta_f1_refpol``: dF1 = F1r(S2) − F1r(S1) on rows with gold; null on the others.
 
 Rates over all rows (N_rows) are never blank; the rates over changed rows are 0.0
 (``guided_*``) or blank (``changed_and_*``) when no row changed.
@@ -58,7 +58,7 @@ COLUMNS = (
            "stage_delta.change_type is exactly \"guided_by_review\" (no case folding, changed not required)"),
     Column("moderator_stage", "str",
            "MS: moderator.selected_stage stripped when truthy, else stage2 when sd_changed, else stage1"),
-    Column("delta_f1_refpol", "float", "dF1: per-sample refpol F1 of S2 minus that of S1; null without gold",
+    Column("sample_delta_f1_refpol", "float", "dF1: per-sample refpol F1 of S2 minus that of S1; null without gold",
            nullable=True),
     Column("stage_mismatch", "bool",
            "moderator.applied_rules contains RuleM, or stage2_ate.label is set and differs from stage1_ate.label"),
@@ -136,7 +136,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 
 
 def declare(reg: Registry) -> None:
-    from aggregator.metrics.structural import count, ratio  # structural imports the families
+    from aggregator.metrics.exprs import count, ratio
 
     changed = pl.col("sd_changed")
     n_changed = count(changed)
@@ -167,10 +167,10 @@ def declare(reg: Registry) -> None:
         "Σ [changed ∧ ctype = unguided] / N_rows", (changed & (ctype == "unguided")).mean(), better=False)
     add("changed_and_improved_rate", "Changed and improved", "share of changed rows that have gold and gained refpol F1",
         "Σ [changed ∧ gold ∧ dF1 > 0] / Σ [changed]",
-        ratio(count(gold_delta & (pl.col("delta_f1_refpol") > 0)), n_changed), "no changed row", True)
+        ratio(count(gold_delta & (pl.col("sample_delta_f1_refpol") > 0)), n_changed), "no changed row", True)
     add("changed_and_degraded_rate", "Changed and degraded", "share of changed rows that have gold and lost refpol F1",
         "Σ [changed ∧ gold ∧ dF1 < 0] / Σ [changed]",
-        ratio(count(gold_delta & (pl.col("delta_f1_refpol") < 0)), n_changed), "no changed row", False)
+        ratio(count(gold_delta & (pl.col("sample_delta_f1_refpol") < 0)), n_changed), "no changed row", False)
     add("stage_mismatch_rate", "Stage mismatch rate",
         "share of rows where the moderator applied RuleM or the stage-2 ATE label differs from the stage-1 one",
         "Σ [RuleM ∈ applied_rules ∨ stage2_ate.label ∉ {null, stage1_ate.label else \"\"}] / N_rows",

@@ -15,37 +15,12 @@ from functools import cache
 from importlib.resources import files
 
 from aggregator.metrics.families import resolve
+from aggregator.metrics.exprs import HAS_GOLD, count, f1_of_sums, on_gold, ratio, transitions
 from aggregator.metrics.prf import prf_exprs
 from aggregator.metrics.registry import Metric, Registry, Section
 
-HAS_GOLD = pl.col("has_gold")
 UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
 UNIT_SECTIONS: dict[str, Section] = {"refpol": "headline", "otepol": "units", "attrpol": "units"}
-
-
-def on_gold(column: str) -> pl.Expr:
-    """A per-sample column restricted to samples with gold."""
-    return pl.col(column).filter(HAS_GOLD)
-
-
-def ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
-    """numerator / denominator, null when the denominator is 0."""
-    return pl.when(denominator > 0).then(numerator / denominator)
-
-
-def count(condition: pl.Expr) -> pl.Expr:
-    """How many samples satisfy ``condition``."""
-    return condition.sum().cast(pl.Int64)
-
-
-def transitions(unit: str, kind: str) -> pl.Expr:
-    """Samples with gold whose ``unit`` transition is ``kind``."""
-    return count(HAS_GOLD & (pl.col(f"{unit}_transition") == kind))
-
-
-def f1_of_sums(tp: pl.Expr, fp: pl.Expr, fn: pl.Expr) -> pl.Expr:
-    """Micro F1: :func:`~aggregator.metrics.prf.prf_exprs` of summed counts; null when all sums are 0."""
-    return pl.when(tp + fp + fn > 0).then(prf_exprs(tp, fp, fn)[2])
 
 
 def _declare_counts(reg: Registry) -> None:

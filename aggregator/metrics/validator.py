@@ -66,7 +66,7 @@ COLUMNS = (
     Column("outcome_residual_risk", "bool", "r2 > 0 or PC or RQ1 = unsupported or nc > 0"),
     Column("risk_flagged", "bool", "r1 > 0 or nc > 0 or PC or AF ≥ 2"),
     Column("risk_resolved", "bool", "resolved: r1 > 0 and r2 < r1"),
-    Column("validator_present", "bool", "the row has a validator block or a stage1/stage2_structural_risk value"),
+    Column("validator_present", "bool", "the row has a validator block (an object in the top-level validator list)"),
 )
 
 
@@ -125,7 +125,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
         r2 > 0 or pc or values["rq1"] == "unsupported" or nc > 0,
         r1 > 0 or nc > 0 or pc or af_risk,
         0 < r1 and r2 < r1,
-        bool(blocks) or given1 is not None or given2 is not None,
+        bool(blocks),
     )
 
 
@@ -139,10 +139,10 @@ def declare(reg: Registry) -> None:
     present = pl.col("validator_present").any()
 
     def add(name: str, label: str, meaning: str, formula: str, expr: pl.Expr, better: bool | None,
-            averaging: Averaging = "pooled", blank_when: str = "") -> None:
+            averaging: Averaging = "pooled", blank_when: str = "", blocks_only: bool = False) -> None:
         reg.add(Metric(name, label, meaning, formula, expr, averaging=averaging,
                        section="diagnostics", requires_gold=False, higher_is_better=better,
-                       blank_when=blank_when, present=present))
+                       blank_when=blank_when, present=present if blocks_only else None))
 
     s1r, flagged, changed, resolved = (pl.col(c) for c in ("stage1_risk", "risk_flagged", "sd_changed", "risk_resolved"))
     zero = "never blank: 0.0 when no row is in the denominator"
@@ -150,7 +150,7 @@ def declare(reg: Registry) -> None:
         "Σ [S1R ∧ ¬S2R] / Σ [S1R]", _share_of(pl.col("validator_cleared"), s1r), True, blank_when=zero)
     reg.alias("risk_resolution_rate", "validator_clear_rate")
     add("validator_residual_risk_rate", "Residual risk", "share of rows whose stage-2 validator block still lists risks",
-        "Σ [r2 > 0] / N_rows", pl.col("residual_risk").cast(pl.Float64).mean(), False)
+        "Σ [r2 > 0] / N_rows", pl.col("residual_risk").cast(pl.Float64).mean(), False, blocks_only=True)
     reg.alias("residual_risk_rate", "validator_residual_risk_rate")
     add("outcome_residual_risk_rate", "Outcome residual risk",
         "share of rows left with a stage-2 risk, a polarity conflict, an unsupported polarity or a negation/contrast risk",
@@ -159,7 +159,7 @@ def declare(reg: Registry) -> None:
     add("risk_resolution_rate_legacy", "Risk resolution (legacy)", "share of stage-1 risks no longer counted at stage 2",
         "max(0, Σ r1 − Σ r2) / Σ r1",
         pl.when(r1_sum > 0).then(pl.max_horizontal(r1_sum - r2_sum, 0.0) / r1_sum).otherwise(0.0), True,
-        blank_when=zero)
+        blank_when=zero, blocks_only=True)
     add("risk_flagged_rate", "Risk flagged", "share of rows with a structural risk, a negation/contrast risk, "
         "a polarity conflict or two alignment-failure drops", "Σ [risk_flagged] / N_rows",
         flagged.cast(pl.Float64).mean(), False)
@@ -177,17 +177,17 @@ def declare(reg: Registry) -> None:
     sums = (("risk_before_sum", "Risk severity before", "stage-1", "Σ sev1", sev1),
             ("risk_after_sum", "Risk severity after", "stage-2", "Σ sev2", sev2))
     for name, label, stage, formula, expr in sums:
-        add(name, label, f"severity-weighted {stage} validator risks summed over rows", formula, expr, False, "count")
+        add(name, label, f"severity-weighted {stage} validator risks summed over rows", formula, expr, False, "count", blocks_only=True)
     reg.alias("residual_risk_severity_sum", "risk_after_sum")
     add("risk_delta_sum", "Risk severity change", "stage-2 minus stage-1 severity-weighted risks, summed over rows",
-        "Σ (sev2 − sev1)", delta, False, "count")
+        "Σ (sev2 − sev1)", delta, False, "count", blocks_only=True)
     for name, label, formula, expr in (("risk_before_sum_mean", "Risk severity before per row", "Σ sev1 / N_rows", sev1),
                                        ("risk_after_sum_mean", "Risk severity after per row", "Σ sev2 / N_rows", sev2),
                                        ("risk_delta_sum_mean", "Risk severity change per row", "Σ (sev2 − sev1) / N_rows", delta)):
-        add(name, label, f"{label.lower()}: the sum divided by the number of rows", formula, expr / pl.len(), False)
+        add(name, label, f"{label.lower()}: the sum divided by the number of rows", formula, expr / pl.len(), False, blocks_only=True)
     add("negation_contrast_failure_rate", "Negation/contrast risks per row",
         "negation or contrast risks per row over every validator block (a count per row: can exceed 1)",
-        "Σ nc / N_rows", pl.col("nc").sum() / pl.len(), False)
+        "Σ nc / N_rows", pl.col("nc").sum() / pl.len(), False, blocks_only=True)
 
 
 FAMILY = Family(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aggregator.metrics.gold_extras import severe_l3
+from aggregator.metrics.family import RowInput
+from aggregator.metrics.gold_extras import representative_set, severe_l3
+from aggregator.metrics.prf import prf
+from aggregator.units import match_surface, surface_units
 from scorecards.tuples import EvalTuple
-from tests.scorecard_rows import evaluate_rows, item, row
+from tests.scorecard_rows import evaluate_rows, item, record_of, row
 
 REF, REF2 = "본품#품질", "본품#가격"
 FAMILIES = ("gold_extras",)
@@ -128,10 +130,11 @@ def test_laws(tmp_path: Path, samples: list[Any]) -> None:
         return
     assert metrics["severe_polarity_error_L3_rate"] == pytest.approx(metrics["severe_polarity_error_L3_count"] / n_gold)
     assert metrics["tuple_f1_s2_after_rep"] == 0.0
+    assert metrics["tuple_f1_s2_after_rep_otepol"] == pytest.approx(gold_rows.get_column("after_rep_otepol_f1").mean())
     assert 0.0 <= metrics["tuple_f1_s2_after_rep_otepol"] <= 1.0  # type: ignore[operator]
-    # where no final term carries two polarities, R has the final set's surface pairs: the otepol F1 of S2
-    for key, terms, f1_rep, f1_s2 in gold_rows.select("sample_key", "final_tuples", "after_rep_otepol_f1",
-                                                       "otepol_s2_f1").rows():
-        pairs = [(term, pol) for _, term, pol in json.loads(terms)]
-        if len({term for term, _ in pairs}) == len(set(pairs)):
-            assert f1_rep == pytest.approx(f1_s2), key
+    # the per-sample value (the core's otepol counts where no final term has two polarities) is the F1 of R built in full
+    for value, (key, f1) in zip(rows, table.select("sample_key", "after_rep_otepol_f1").rows()):
+        record = record_of(value)
+        if record.gold:
+            built = representative_set(RowInput(record, {}))
+            assert f1 == pytest.approx(prf(*match_surface(surface_units(built), surface_units(record.gold)))[2]), key

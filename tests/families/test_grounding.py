@@ -175,8 +175,6 @@ def test_aspect_hallucination(tmp_path: Path) -> None:
     assert column(table, "aspect_hallucination") == {r["meta"]["text_id"]: v for r, v in HAL_ROWS}
 
 
-@pytest.mark.xfail(strict=True, reason="PO.meta truthiness is read from its declared keys only: a non-empty "
-                   "PO.meta without input_text falls back to meta (needs PO.meta read raw; see docs/compatibility.md)")
 def test_po_meta_without_text_gives_empty_text(tmp_path: Path) -> None:
     _, table = evaluate(tmp_path, [card("k", tuples=TASTE, po_meta={"x": 1})])
     assert table.get_column("aspect_hallucination").to_list() == [True]
@@ -272,3 +270,13 @@ def test_rates_are_shares_of_per_sample_flags(tmp_path: Path, samples: list[Any]
     assert metrics["rq1_one_hot_sum"] == pytest.approx(1.0)
     assert all(0 <= af <= 3 for af in table.get_column("alignment_failure_drops"))
     assert table.filter(pl.col("aspect_hallucination") & ~pl.col("alignment_failure_or_hallucination")).height == 0
+
+
+def test_absent_judgements_are_told_apart_from_none_failing(tmp_path: Path) -> None:
+    run = evaluate_rows(tmp_path / "absent", [card("k", tuples=TASTE)], families=FAMILIES)
+    absent = set(run.registry.absent_fields(run.table))
+    assert {"explicit_grounding_rate", "legacy_unsupported_polarity_rate"} <= absent
+    assert "aspect_hallucination_rate" not in absent
+    present = evaluate_rows(tmp_path / "present", [card("k", tuples=TASTE, **judged(judgement("맛")))],
+                            families=FAMILIES)
+    assert "explicit_grounding_rate" not in present.registry.absent_fields(present.table)

@@ -208,7 +208,7 @@ def test_rates_are_shares_of_per_sample_flags(tmp_path: Path, samples: list[Any]
     assert metrics["override_applied_rate"] == pytest.approx(applied.sum() / n)
     assert metrics["override_applied_and_adopted_rate"] == pytest.approx(effect.sum() / n)
     assert sum(metrics[f"override_reason_{r}_n"] for r in ("low_signal", "debate_action", "risk_resolved")) <= n  # type: ignore[misc]
-    harmed = table.filter(pl.col("override_effect_applied") & pl.col("has_gold") & (pl.col("delta_f1_refpol") < 0)).height
+    harmed = table.filter(pl.col("override_effect_applied") & pl.col("has_gold") & (pl.col("sample_delta_f1_refpol") < 0)).height
     assert metrics["override_harm_rate"] == (pytest.approx(harmed / effect.sum()) if effect.sum() else None)
     for name in ("override_applied_rate", "override_applied_and_adopted_rate", "override_harm_rate",
                  "override_applied_unsupported_polarity_rate"):

@@ -45,7 +45,7 @@ def five_rows() -> list[dict[str, Any]]:
 def test_per_sample_building_blocks(tmp_path: Path) -> None:
     _, table = evaluate(tmp_path, five_rows())
     got = table.select("sample_key", "stage_delta_present", "sd_changed", "change_type", "change_type_guided_by_review",
-                       "moderator_stage", "delta_f1_refpol", "stage_mismatch").rows()
+                       "moderator_stage", "sample_delta_f1_refpol", "stage_mismatch").rows()
     assert got == [
         ("k1", True, True, "guided", False, "stage2", 1.0, False),
         ("k2", True, True, "guided_by_review", True, "stage1", -1.0, False),
@@ -118,12 +118,12 @@ def test_rates_are_shares_of_per_sample_flags(tmp_path: Path, samples: list[Any]
     assert metrics["stage_mismatch_rate"] == pytest.approx(table.get_column("stage_mismatch").sum() / n)
     for name in ("changed_samples_rate", "guided_change_rate", "unguided_drift_rate", "stage_mismatch_rate"):
         assert 0.0 <= metrics[name] <= 1.0  # type: ignore[operator]
-    improved = table.filter(pl.col("sd_changed") & (pl.col("delta_f1_refpol") > 0)).height
+    improved = table.filter(pl.col("sd_changed") & (pl.col("sample_delta_f1_refpol") > 0)).height
     if changed.sum():
         assert metrics["changed_and_improved_rate"] == pytest.approx(improved / changed.sum())
     else:
         assert metrics["changed_and_improved_rate"] is None
-    assert table.filter(~pl.col("has_gold")).get_column("delta_f1_refpol").null_count() == (~table["has_gold"]).sum()
+    assert table.filter(~pl.col("has_gold")).get_column("sample_delta_f1_refpol").null_count() == (~table["has_gold"]).sum()
 
 
 def test_absent_stage_delta_is_reported(tmp_path: Path) -> None:

@@ -169,3 +169,13 @@ def test_rates_are_shares_of_per_sample_flags(tmp_path: Path, samples: list[Any]
     assert metrics["negation_contrast_failure_rate"] == pytest.approx(table.get_column("nc").sum() / table.height)
     assert (table.get_column("nc1") <= table.get_column("nc")).all()
     assert table.filter(pl.col("risk_resolved") & (pl.col("r1") == 0)).height == 0
+
+
+def test_absent_validator_is_told_apart_from_no_risk(tmp_path: Path) -> None:
+    run = evaluate_rows(tmp_path / "absent", [row("k", final=TASTE)], families=FAMILIES)
+    absent = set(run.registry.absent_fields(run.table))
+    assert {"validator_residual_risk_rate", "risk_before_sum", "negation_contrast_failure_rate"} <= absent
+    assert "risk_flagged_rate" not in absent  # also read from PC, AF
+    present = evaluate_rows(tmp_path / "present", [row("k", final=TASTE, validator=[block("stage1")])],
+                            families=FAMILIES)
+    assert "validator_residual_risk_rate" not in present.registry.absent_fields(present.table)
