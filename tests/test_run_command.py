@@ -179,3 +179,15 @@ def test_a_closed_stdout_does_not_stop_the_runs(tmp_path: Path) -> None:
     assert stderr == ""
     for run in runs:
         parse_outputs(tmp_path / "out" / run.name)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bogus", "x"], "aggregate: error: No such option '--bogus' (see 'aggregate run --help')"),
+    (["compare"], "aggregate: error: Missing argument 'RUNS...' (see 'aggregate compare --help')"),
+    (["samples", "x", "--unit", "nope"], "aggregate: error: Invalid value for '--unit': 'nope' is not one of "
+                                         "'refpol', 'otepol', 'attrpol' (see 'aggregate samples --help')"),
+])
+def test_a_usage_error_is_one_line_in_the_error_style(args: list[str], message: str) -> None:
+    done = run_cli(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [message]
