@@ -20,6 +20,7 @@ from aggregator.compare.markdown import mean_std, signed
 from aggregator.outputs.cells import markdown_cell
 from aggregator.pipeline import evaluate_run
 from aggregator.report.run_report import run_report
+from tests.compare_grid import condition_name, write_grid
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.scorecard_rows import item, row, write_rows
 
@@ -187,6 +188,34 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     page.select_option("[data-chart=conditions] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.select_option("[data-chart=paired] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.wait_for_timeout(200)  # type: ignore[attr-defined]
+    assert_clean(seen)
+
+
+@pytest.mark.parametrize(("conditions", "seeds"), [(1, 3), (50, 2)])
+def test_a_comparison_of_one_or_fifty_conditions_stays_readable(
+    browser: object, tmp_path: Path, conditions: int, seeds: int
+) -> None:
+    """Compact charts whose axis shows the conditions without their long common prefix (full names
+    in the tooltips and tables), tables paged with a filter, no page wider than the window, no
+    negative tick on an axis of values that are all 0; screenshots of both sizes."""
+    source = write_grid(tmp_path / "grid" / "scorecards.jsonl", conditions, seeds)
+    done = run_cli("compare", source, "--outdir", tmp_path / "out", "--quiet", "--resamples", "50")
+    assert done.returncode == 0, done.stderr
+    seen = visit(browser, tmp_path / "out" / "report.html")
+    page = seen.page
+    width, height = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollHeight]")  # type: ignore[attr-defined]
+    assert width <= 1400 and height < 12_000, (width, height)
+    labels = page.locator("[data-chart=conditions] svg .role-axis-label text").evaluate_all(  # type: ignore[attr-defined]
+        "nodes => nodes.map(n => n.textContent)")
+    assert not any(label.startswith(("−", "-")) for label in labels), labels
+    screenshot(seen, f"comparison_{conditions}_conditions")
+    if conditions > 1:
+        assert "…variant_49_v2" in labels and condition_name(49) not in labels
+        assert page.locator("table.data tbody tr:visible").count() <= 4 * 25  # type: ignore[attr-defined]
+        flips = page.locator("section", has_text="Flips")  # type: ignore[attr-defined]
+        flips.locator("input[type=search]").fill("variant_07_")
+        visible = flips.locator("table.data tbody tr:visible")
+        assert 0 < visible.count() <= 25 and all("variant_07_" in t for t in visible.all_inner_texts())
     assert_clean(seen)
 
 

@@ -33,6 +33,8 @@ METRIC_LABELS = {
     "net_gain": "Net gain",
 }
 FACET_WIDTH = 330
+LISTED_CONDITIONS = 6
+"""Up to this many conditions are named in the page header; more are only in the tables."""
 
 
 def seed_interval(mean: float | None, std: float | None, n: int) -> tuple[float | None, float | None]:
@@ -174,7 +176,8 @@ def runs_table(result: ComparisonResult) -> str:
 def _facts(result: ComparisonResult) -> str:
     counts = ", ".join(f"{esc(c)} × {n}" for c, n in result.conditions.select("condition", "n_runs").iter_rows())
     return " · ".join([
-        f"{result.runs.height} runs in {len(result.conditions_order)} conditions ({counts})",
+        f"{result.runs.height} runs in {len(result.conditions_order)} conditions "
+        + (f"({counts})" if len(result.conditions_order) <= LISTED_CONDITIONS else "(see the tables)"),
         f"baseline <code>{esc(result.baseline)}</code>",
         f"{result.resamples} resamples, seed {result.seed}",
         f"absa-aggregator {esc(__version__)}",

@@ -256,7 +256,56 @@
     render();
   }
 
+  /* Long tables (a comparison of many conditions) show TABLE_PAGE rows at a time, with a filter over
+     their text; short ones are left as they are. */
+  var TABLE_PAGE = 25;
+
+  function pageTable(table) {
+    var rows = Array.prototype.slice.call(table.tBodies[0] ? table.tBodies[0].rows : []);
+    if (rows.length <= TABLE_PAGE) return;
+    var state = { page: 0, query: "" };
+    var texts = rows.map(function (r) { return r.textContent.toLowerCase(); });
+    var controls = el("div", "controls table-controls");
+    var filter = el("input");
+    filter.type = "search";
+    filter.placeholder = "Filter rows (e.g. a condition name)";
+    filter.setAttribute("aria-label", "filter table rows");
+    controls.appendChild(filter);
+    var holder = el("div", "pager");
+    controls.appendChild(holder);
+    table.parentNode.insertBefore(controls, table);
+
+    function show() {
+      var q = state.query.trim().toLowerCase();
+      var chosen = [];
+      rows.forEach(function (r, i) { if (!q || texts[i].indexOf(q) >= 0) chosen.push(i); });
+      var pages = Math.max(1, Math.ceil(chosen.length / TABLE_PAGE));
+      state.page = Math.min(state.page, pages - 1);
+      var visible = {};
+      chosen.slice(state.page * TABLE_PAGE, (state.page + 1) * TABLE_PAGE).forEach(function (i) { visible[i] = true; });
+      rows.forEach(function (r, i) { r.style.display = visible[i] ? "" : "none"; });
+      holder.textContent = "";
+      var prev = el("button", null, "\u2190 Previous");
+      prev.type = "button";
+      prev.disabled = state.page === 0;
+      prev.addEventListener("click", function () { state.page -= 1; show(); });
+      var next = el("button", null, "Next \u2192");
+      next.type = "button";
+      next.disabled = state.page >= pages - 1;
+      next.addEventListener("click", function () { state.page += 1; show(); });
+      var first = chosen.length ? state.page * TABLE_PAGE + 1 : 0;
+      holder.appendChild(prev);
+      holder.appendChild(el("span", "range", first + "\u2013" + Math.min(chosen.length, (state.page + 1) * TABLE_PAGE) +
+        " of " + chosen.length + " rows"));
+      holder.appendChild(next);
+    }
+
+    filter.addEventListener("input", function () { state.query = filter.value; state.page = 0; show(); });
+    show();
+  }
+
   drawCharts(data.charts || {});
+  Array.prototype.forEach.call(document.querySelectorAll("table.data"), pageTable);
   var holder = document.getElementById("sample-table");
   if (holder && data.samples) sampleTable(data.samples, holder);
 })();
