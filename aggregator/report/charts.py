@@ -44,14 +44,17 @@ def _defined(rows: Sequence[Row], *fields: str) -> list[Row]:
 
 
 def _label_sides(rows: Sequence[Row]) -> list[Row]:
-    """Per unit, the lower F1 is labelled on its left and the higher on its right (ties: stage order)."""
+    """Per unit, the lower F1 is labelled on its left and the higher on its right; equal values
+    (to the three decimals shown) get one label, on the right (a left label at 0 would cover the axis)."""
     by_unit: dict[object, list[Row]] = {}
     for r in rows:
         by_unit.setdefault(r["unit"], []).append(r)
     out: list[Row] = []
     for group in by_unit.values():
         ranked = sorted(group, key=lambda r: float(r["f1"]))  # type: ignore[arg-type]
-        out += [{**r, "side": "left" if i == 0 and len(ranked) > 1 else "right"} for i, r in enumerate(ranked)]
+        tied = len({f"{float(r['f1']):.3f}" for r in ranked}) == 1  # type: ignore[arg-type]
+        out += [{**r, "side": ("none" if tied and i < len(ranked) - 1 else "left" if i == 0 and len(ranked) > 1
+                               else "right")} for i, r in enumerate(ranked)]
     return out
 
 
