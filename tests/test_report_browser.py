@@ -176,7 +176,7 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     done = run_cli("compare", *runs, "--outdir", tmp_path, "--quiet", "--resamples", "200")
     assert done.returncode == 0, done.stderr
     result = compare_runs(runs, resamples=200)
-    seen = visit(browser, tmp_path / "report.html")
+    seen = visit(browser, tmp_path / "comparison_report.html")
     page = seen.page
     text = page.inner_text("body")  # type: ignore[attr-defined]
     for r in result.conditions.iter_rows(named=True):
@@ -201,7 +201,7 @@ def test_a_comparison_of_one_or_fifty_conditions_stays_readable(
     source = write_grid(tmp_path / "grid" / "scorecards.jsonl", conditions, seeds)
     done = run_cli("compare", source, "--outdir", tmp_path / "out", "--quiet", "--resamples", "50")
     assert done.returncode == 0, done.stderr
-    seen = visit(browser, tmp_path / "out" / "report.html")
+    seen = visit(browser, tmp_path / "out" / "comparison_report.html")
     page = seen.page
     width, height = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollHeight]")  # type: ignore[attr-defined]
     assert width <= 1400 and height < 12_000, (width, height)
@@ -225,5 +225,5 @@ def test_edge_pages_render_cleanly(browser: object, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     done = run_cli("compare", sorted(RUNS.iterdir())[0], "--outdir", tmp_path / "one", "--quiet", "--resamples", "20")
     assert done.returncode == 0, done.stderr
-    for report in (tmp_path / "nogold" / "report.html", tmp_path / "one" / "report.html"):
+    for report in (tmp_path / "nogold" / "report.html", tmp_path / "one" / "comparison_report.html"):
         assert_clean(visit(browser, report))

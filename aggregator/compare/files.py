@@ -16,7 +16,7 @@ from aggregator.report.comparison_report import comparison_report
 CSV_TABLES = ("runs", "conditions", "paired", "flips", "self_consistency")
 MERGED = "per_sample_merged"
 MARKDOWN = "comparison.md"
-REPORT_HTML = "report.html"
+REPORT_HTML = "comparison_report.html"
 
 
 def _cell(value: object) -> str:
