@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from aggregator.compare.condition_warnings import warning_notes
 from aggregator.compare.consistency import consistency_table
 from aggregator.compare.flips import flips_table
 from aggregator.compare.merged import merged_table
@@ -28,6 +29,7 @@ def compare_runs(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     condition_pattern: str | None = None,
+    outdir: str | os.PathLike[str] | None = None,
 ) -> ComparisonResult:
     """Compare runs (run directories or scorecards files; merged files are split by run id).
 
@@ -39,10 +41,18 @@ def compare_runs(
     The result depends only on the inputs' contents, ``resamples`` and ``seed``, never on the
     order of ``paths`` or of the lines in a file. Raises :class:`~scorecards.errors.InputError`
     for unreadable input, a run given twice, an unknown baseline or ``resamples`` < 1.
+    ``outdir`` also writes the files of ``aggregate compare --outdir`` (atomically;
+    :class:`~aggregator.outputs.atomic.OutputError` when it cannot be written).
     """
     runs = load_runs(paths, condition_pattern=condition_pattern)
-    return compare_loaded(runs, baseline=baseline, resamples=resamples, seed=seed,
-                          condition_pattern=condition_pattern)
+    result = compare_loaded(runs, baseline=baseline, resamples=resamples, seed=seed,
+                            condition_pattern=condition_pattern)
+    if outdir is not None:
+        from aggregator.compare.files import comparison_files
+        from aggregator.outputs.atomic import write_outputs
+
+        write_outputs(outdir, comparison_files(result))
+    return result
 
 
 def compare_loaded(
@@ -82,5 +92,6 @@ def compare_loaded(
         resamples=resamples,
         seed=seed,
         condition_pattern=condition_pattern,
-        notes=seed_notes(ordered, names) + sample_notes(ordered, cube, missing) + metric_notes(ordered),
+        notes=warning_notes(ordered) + seed_notes(ordered, names) + sample_notes(ordered, cube, missing)
+        + metric_notes(ordered),
     )
