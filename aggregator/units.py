@@ -70,6 +70,12 @@ def surface_key(term: str) -> str:
     return norm_term(term)
 
 
+def ref_copies_term(ref: str, term: str) -> bool:
+    """The ref is the tuple's own term (a pipeline that fills ``aspect_ref`` with the surface
+    term): equal once the ref is normalized as a term is."""
+    return bool(ref) and surface_key(norm_term(ref)) == surface_key(term)
+
+
 def is_explicit(t: EvalTuple) -> bool:
     """The tuple names its aspect in the sentence: its surface key is non-empty."""
     return surface_key(t.aspect_term) != ""

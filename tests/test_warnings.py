@@ -13,7 +13,7 @@ from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run_warnings import WARNINGS, Finding, WarningCode, build_warnings
 from aggregator.run_warnings.core import EMPTY_SHARE, MIN_COLLAPSE_TUPLES, MIN_SAMPLES
 from aggregator.run_warnings.docs import DEFAULT_OUTPUT, render
-from aggregator.run_warnings.tuples import is_copy_of_term
+from aggregator.units import ref_copies_term
 from aggregator.pipeline import evaluate_run
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.scorecard_rows import Json, evaluate_rows, item, row, write_rows
@@ -56,8 +56,8 @@ def test_ref_unmeasurable_not_raised_with_taxonomy_refs(tmp_path: Path) -> None:
 
 
 def test_a_ref_copying_its_term_is_compared_as_a_term() -> None:
-    assert is_copy_of_term("Screen", "screen") and is_copy_of_term("( 화면 )", "화면")
-    assert not is_copy_of_term("", "") and not is_copy_of_term(REF, "화면")
+    assert ref_copies_term("Screen", "screen") and ref_copies_term("( 화면 )", "화면")
+    assert not ref_copies_term("", "") and not ref_copies_term(REF, "화면")
 
 
 def test_no_stage_change_when_every_final_equals_stage_1(tmp_path: Path) -> None:
@@ -281,3 +281,16 @@ def test_a_column_whose_input_field_no_row_carries_is_marked_absent(real_runs: t
     assert html.count('<div class="absent">field absent from input</div>') >= len(columns)
     docs = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8").split("## Columns that count an optional input field")[1]
     assert all(f"`{name}`" in docs.split("## Per-sample table")[0] for name in columns)
+
+
+def test_polarities_are_counted_in_the_tuple_text_even_with_quotes_in_terms() -> None:
+    import polars as pl
+
+    from aggregator.run_warnings.tuples import polarities
+    from aggregator.sample_counts import tuples_text
+    from scorecards.tuples import EvalTuple
+
+    texts = [tuples_text(frozenset({EvalTuple("a", 'x,"positive"]', "negative"), EvalTuple("", "y", "positive")})),
+             tuples_text(frozenset({EvalTuple("b", "z", "mixed")})), tuples_text(frozenset())]
+    table = pl.DataFrame({"has_gold": [True, True, False], "final_tuples": [texts[0], texts[1], texts[1]]})
+    assert polarities(table, "s2") == {"positive": 1, "negative": 1, "mixed": 1}

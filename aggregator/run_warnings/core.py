@@ -47,16 +47,14 @@ def _gold(run: CheckInput) -> bool:
 
 
 def ref_unmeasurable(run: CheckInput) -> Finding | None:
-    from aggregator.run_warnings.tuples import refs_copying_terms
-
     if not _gold(run):
         return None
-    s = _sums(run, ("n_s1", "n_s2", "s1_ref_filled", "s2_ref_filled", "s1_ref_valid", "s2_ref_valid"))
+    s = _sums(run, [f"{c}{k}" for c in ("s1_ref_", "s2_ref_") for k in ("filled", "valid", "copies_term")] + ["n_s1", "n_s2"])
     predicted = s["n_s1"] + s["n_s2"]
     if predicted == 0:
         return None
-    valid = s["s1_ref_valid"] + s["s2_ref_valid"]
-    copies, filled = refs_copying_terms(run.table)
+    valid, filled = s["s1_ref_valid"] + s["s2_ref_valid"], s["s1_ref_filled"] + s["s2_ref_filled"]
+    copies = s["s1_ref_copies_term"] + s["s2_ref_copies_term"]
     copied = f", {copies} of them a copy of the tuple's own term" if copies else ""
     if valid == 0:
         return Finding(
@@ -165,7 +163,8 @@ CODES = (
         "tuple's term. The GoldUnit and the attribute unit compare refs, so Ref-F1 and Attr-F1 are 0 (and their "
         "Δ, fix and break rates 0 or blank) whatever the pipeline did.",
         "Σ valid predicted refs = 0 over the stage-1 and final tuples of the samples with gold "
-        "(`s1_ref_valid`, `s2_ref_valid`), or every non-empty predicted ref equals its term; "
+        "(`s1_ref_valid`, `s2_ref_valid`), or every non-empty predicted ref is a copy of its term "
+        "(`s1_ref_copies_term`, `s2_ref_copies_term`); "
         "not raised without gold or without predicted tuples.",
         "Make the pipeline emit `aspect_ref` as a taxonomy key (`entity#attribute`), or pass the dataset's "
         "taxonomy with `--taxonomy FILE`; until then report the Surface unit.",
