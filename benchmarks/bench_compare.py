@@ -1,7 +1,7 @@
 """Benchmark of ``aggregate compare`` on synthetic per-sample tables: 100 runs x 5,000 samples.
 
 Synthetic runs stand in for read scorecards: each run's counts table (every column of
-``aggregator.sample_counts.COLUMNS``, random but consistent counts, final tuple sets drawn from
+``aggregator.sample_values.columns_for(None)``, random but consistent counts, final tuple sets drawn from
 a per-sample pool so seeds partly agree) goes through the core's ``derive`` and
 ``STRUCTURAL.compute`` like a real run. The timed part is what ``aggregate compare`` does after
 reading: ``compare_loaded`` (cube, conditions, paired bootstrap + permutation, flips,
@@ -33,7 +33,7 @@ from aggregator.compare.runs import Run  # noqa: E402
 from aggregator.metrics.structural import STRUCTURAL  # noqa: E402
 from aggregator.outputs.atomic import write_outputs  # noqa: E402
 from aggregator.per_sample import derive  # noqa: E402
-from aggregator.sample_counts import COLUMNS  # noqa: E402
+from aggregator.sample_values import columns_for  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
 
 POOL = 4
@@ -50,7 +50,7 @@ def tuple_texts(samples: int) -> list[list[str]]:
 
 
 def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.random.Generator) -> pl.DataFrame:
-    """A per-sample table with every core column; ``skill`` is the chance a gold pair is found."""
+    """A per-sample table with every column of every family; ``skill`` is the chance a gold pair is found."""
     n = len(texts)
     gold = rng.integers(1, 4, n)
     values: dict[str, object] = {
@@ -67,7 +67,8 @@ def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.r
     values["gold_tuples"] = values["stage1_tuples"] = [texts[j][-1] for j in range(n)]
     values["n_s2"] = np.array([bin(m).count("1") for m in masks])
     values["changed"] = rng.random(n) < 0.3
-    for column in COLUMNS:
+    columns = columns_for(None)
+    for column in columns:
         if column.name in values:
             continue
         if column.kind == "int" and column.name.endswith("_tp"):
@@ -76,9 +77,14 @@ def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.r
             values[column.name] = gold - values[column.name[:-3] + "_tp"]
         elif column.kind == "int":
             values[column.name] = rng.integers(0, 3, n)
+        elif column.kind == "bool":
+            values[column.name] = rng.random(n) < 0.2
+        elif column.kind == "float":
+            values[column.name] = rng.random(n)
         else:
             values[column.name] = [None] * n
-    schema = {c.name: {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean}[c.kind] for c in COLUMNS}
+    kinds = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}
+    schema = {c.name: kinds[c.kind] for c in columns}
     return derive(pl.DataFrame(values, schema=schema))
 
 

@@ -112,7 +112,7 @@ def test_rows_the_decoder_accepts_are_still_bad_when_not_utf8(tmp_path: Path, mo
         assert [(bad.line, bad.reason) for bad in read.skipped] == [
             (4, "invalid UTF-8 at byte 77"), (9, "invalid UTF-8 at byte 77")
         ]
-        assert sorted(key for _, key, _ in read.ids) == sorted(f"k{i}" for i in range(12) if i != 8)
+        assert sorted(key for _, _, key, _ in read.ids) == sorted(f"k{i}" for i in range(12) if i != 8)
         with pytest.raises(BadLineError, match=r":4: invalid UTF-8 at byte 77$"):
             read_scorecards(path, workers=workers)
 

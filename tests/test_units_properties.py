@@ -18,7 +18,7 @@ from aggregator.units import UNITS, Unit
 from scorecards.normalize import TERM_EDGE_PUNCTUATION, norm_polarity, norm_ref, norm_term
 from scorecards.tuples import EvalTuple
 from tests.scorecard_rows import evaluate_rows
-from tests.test_registry import FAMILIES, families_of
+from tests.test_registry import value_range
 
 FAST = settings(max_examples=200, deadline=None)
 PIPELINE = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -92,8 +92,15 @@ def map_tuple_lists(value: Any, change: Any) -> Any:
     return value
 
 
-def evaluate(factory: pytest.TempPathFactory, rows: list[dict[str, Any]]) -> RunEvaluation:
-    return evaluate_rows(factory.mktemp("example") / "run", rows)
+def evaluate(factory: pytest.TempPathFactory, rows: list[dict[str, Any]], **options: Any) -> RunEvaluation:
+    return evaluate_rows(factory.mktemp("example") / "run", rows, **options)
+
+
+CORE = {"families": ("core",)}
+"""Tuple order and duplicates inside a list change no core number; some diagnostics follow the
+list as the research tool did (the first final tuple of RQ1, review tuple ids t0..t(m-1))."""
+NOT_ADDITIVE = {"n_trials", "override_hint_invalid_total", "override_hint_repair_total"}
+"""Integer columns that are not sums over rows: the largest group, values copied from the side file."""
 
 
 # --- normalization ---------------------------------------------------------------------------------------
@@ -187,16 +194,17 @@ def test_shuffling_lines_and_tuples_changes_no_number(
     tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]], seed: int
 ) -> None:
     rnd = random.Random(seed)
-    shuffled = [map_tuple_lists(r, lambda items: rnd.sample(items, len(items))) for r in rows]
-    rnd.shuffle(shuffled)
-    assert_same_numbers(evaluate(tmp_path_factory, rows), evaluate(tmp_path_factory, shuffled))
+    lines = rnd.sample(rows, len(rows))
+    assert_same_numbers(evaluate(tmp_path_factory, rows), evaluate(tmp_path_factory, lines))
+    shuffled = [map_tuple_lists(r, lambda items: rnd.sample(items, len(items))) for r in lines]
+    assert_same_numbers(evaluate(tmp_path_factory, rows, **CORE), evaluate(tmp_path_factory, shuffled, **CORE))
 
 
 @PIPELINE
 @given(rows=scorecard_rows())
 def test_duplicate_tuples_change_nothing(tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]]) -> None:
     doubled = [map_tuple_lists(r, lambda items: items + items[::-1]) for r in rows]
-    once, twice = evaluate(tmp_path_factory, rows), evaluate(tmp_path_factory, doubled)
+    once, twice = evaluate(tmp_path_factory, rows, **CORE), evaluate(tmp_path_factory, doubled, **CORE)
     assert once.metrics == twice.metrics
     assert once.table.drop("polarity_defaulted").equals(twice.table.drop("polarity_defaulted"))
 
@@ -218,7 +226,9 @@ def test_per_sample_counts_and_scores_are_consistent(
                     assert 0.0 <= sample[f"{prefix}_{score}"] <= 1.0
     for metric in STRUCTURAL:
         value = evaluation.metrics[metric.name]
-        _, low, high = FAMILIES[families_of(metric.name)[0]]
+        if metric.kind == "str":
+            continue
+        low, high = value_range(metric.name)
         assert value is None or low <= value <= high, (metric.name, value)  # type: ignore[operator]
 
 
@@ -254,5 +264,5 @@ def test_counts_add_up_over_a_split_of_the_rows(
     whole = evaluate(tmp_path_factory, rows).metrics
     parts = [evaluate(tmp_path_factory, part).metrics for part in (rows[:cut], rows[cut:]) if part]
     for metric in STRUCTURAL:
-        if metric.kind == "int":
+        if metric.kind == "int" and metric.name not in NOT_ADDITIVE:
             assert (whole[metric.name] or 0) == sum(p[metric.name] or 0 for p in parts), metric.name  # type: ignore[misc]
