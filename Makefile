@@ -33,6 +33,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_compare.py
 	$(BIN)/python benchmarks/bench_grid.py
 	$(BIN)/python benchmarks/bench_families.py
+	$(BIN)/python benchmarks/bench_score.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_RUN)/derived results/comparison

@@ -13,6 +13,7 @@ import sys
 import click
 
 from aggregator.compare.command import compare_command
+from aggregator.formats.command import convert_command, score_command
 from aggregator.run_command import run_command
 from aggregator.samples_command import samples_command
 
@@ -77,9 +78,13 @@ def cli() -> None:
     aggregate RUN...              metrics of each run (directory or scorecards .jsonl)
     aggregate compare RUN...      conditions, seeds, paired statistics
     aggregate samples RUN         the samples behind the numbers (--only misses|fixes|breaks|changed)
+    aggregate score GOLD PRED     any ABSA format, sound and as its official scorer
+    aggregate convert GOLD PRED   any ABSA format as scorecards, for aggregate RUN
     """
 
 
 cli.add_command(run_command)
 cli.add_command(compare_command)
 cli.add_command(samples_command)
+cli.add_command(score_command)
+cli.add_command(convert_command)
