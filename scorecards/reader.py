@@ -150,43 +150,31 @@ def read_range(
     The cyclic garbage collector is paused meanwhile: decoded rows hold no cycles, and
     its passes over the many small objects cost a fifth of the time.
     """
+    chunk: Chunk[T] = Chunk()
+    decoder = row_decoder(transform)
     try:
-        return _read_range(path, start, end, run_id, skip_bad_lines, transform, on_bytes)
+        with open_stream(path, on_bytes) as (handle, compressed):
+            lines = iter_lines(handle, start, end, None if compressed else on_bytes)
+            for local, raw in enumerate(lines, 1):
+                chunk.lines = local
+                if is_blank(raw):
+                    continue
+                chunk.rows += 1
+                try:
+                    record = to_record(decode_row(raw, decoder), local, run_id)
+                except BadRow as exc:
+                    if not skip_bad_lines:
+                        chunk.error = (local, str(exc))
+                        return chunk
+                    chunk.skipped.append((local, str(exc)))
+                    continue
+                chunk.items.append(transform(record))
+                chunk.ids.append((record.run_id, record.split, record.sample_key, local))
     except Exception as exc:
         damaged = corrupt(path, exc)
         if damaged is None:
             raise
         raise damaged from None
-
-
-def _read_range(
-    path: str,
-    start: int,
-    end: int | None,
-    run_id: str,
-    skip_bad_lines: bool,
-    transform: Callable[[SampleRecord], T],
-    on_bytes: Callable[[int], None] | None,
-) -> Chunk[T]:
-    chunk: Chunk[T] = Chunk()
-    decoder = row_decoder(transform)
-    with open_stream(path, on_bytes) as (handle, compressed):
-        lines = iter_lines(handle, start, end, None if compressed else on_bytes)
-        for local, raw in enumerate(lines, 1):
-            chunk.lines = local
-            if is_blank(raw):
-                continue
-            chunk.rows += 1
-            try:
-                record = to_record(decode_row(raw, decoder), local, run_id)
-            except BadRow as exc:
-                if not skip_bad_lines:
-                    chunk.error = (local, str(exc))
-                    return chunk
-                chunk.skipped.append((local, str(exc)))
-                continue
-            chunk.items.append(transform(record))
-            chunk.ids.append((record.run_id, record.split, record.sample_key, local))
     return chunk
 
 

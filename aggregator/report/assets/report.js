@@ -48,6 +48,25 @@
     return MARK_CLASSES[lower] + (mark !== lower ? " " + changed : "");
   }
 
+  /* "← Previous · 26–50 of 120 samples · Next →" for state.page of PAGE_SIZE rows; redraw() after a click. */
+  function drawPager(holder, state, total, noun, redraw) {
+    var pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    holder.textContent = "";
+    var prev = el("button", null, "\u2190 Previous");
+    prev.type = "button";
+    prev.disabled = state.page === 0;
+    prev.addEventListener("click", function () { state.page -= 1; redraw(); });
+    var next = el("button", null, "Next \u2192");
+    next.type = "button";
+    next.disabled = state.page >= pages - 1;
+    next.addEventListener("click", function () { state.page += 1; redraw(); });
+    var first = total ? state.page * PAGE_SIZE + 1 : 0;
+    var last = Math.min(total, (state.page + 1) * PAGE_SIZE);
+    holder.appendChild(prev);
+    holder.appendChild(el("span", "range", first + "\u2013" + last + " of " + total + " " + noun));
+    holder.appendChild(next);
+  }
+
   function tupleList(tuples, mark) {
     var cell = el("td");
     if (!tuples.length) {
@@ -208,22 +227,6 @@
       return tr;
     }
 
-    function pager(holder, total, pages) {
-      holder.textContent = "";
-      var first = total ? state.page * PAGE_SIZE + 1 : 0;
-      var last = Math.min(total, (state.page + 1) * PAGE_SIZE);
-      var prev = el("button", null, "\u2190 Previous");
-      prev.type = "button";
-      prev.disabled = state.page === 0;
-      prev.addEventListener("click", function () { state.page -= 1; render(); });
-      var next = el("button", null, "Next \u2192");
-      next.type = "button";
-      next.disabled = state.page >= pages - 1;
-      next.addEventListener("click", function () { state.page += 1; render(); });
-      holder.appendChild(prev);
-      holder.appendChild(el("span", "range", first + "\u2013" + last + " of " + total + " samples"));
-      holder.appendChild(next);
-    }
 
     function render() {
       FILTERS.forEach(function (f) {
@@ -246,8 +249,8 @@
         empty.appendChild(cell);
         tbody.appendChild(empty);
       }
-      pager(pagerTop, rows.length, pages);
-      pager(pagerBottom, rows.length, pages);
+      drawPager(pagerTop, state, rows.length, "samples", render);
+      drawPager(pagerBottom, state, rows.length, "samples", render);
     }
 
     unitSelect.addEventListener("change", function () { state.unit = unitSelect.value; state.page = 0; render(); });
@@ -256,13 +259,12 @@
     render();
   }
 
-  /* Long tables (a comparison of many conditions) show TABLE_PAGE rows at a time, with a filter over
+  /* Long tables (a comparison of many conditions) show PAGE_SIZE rows at a time, with a filter over
      their text; short ones are left as they are. */
-  var TABLE_PAGE = 25;
 
   function pageTable(table) {
     var rows = Array.prototype.slice.call(table.tBodies[0] ? table.tBodies[0].rows : []);
-    if (rows.length <= TABLE_PAGE) return;
+    if (rows.length <= PAGE_SIZE) return;
     var state = { page: 0, query: "" };
     var texts = rows.map(function (r) { return r.textContent.toLowerCase(); });
     var controls = el("div", "controls table-controls");
@@ -279,25 +281,12 @@
       var q = state.query.trim().toLowerCase();
       var chosen = [];
       rows.forEach(function (r, i) { if (!q || texts[i].indexOf(q) >= 0) chosen.push(i); });
-      var pages = Math.max(1, Math.ceil(chosen.length / TABLE_PAGE));
+      var pages = Math.max(1, Math.ceil(chosen.length / PAGE_SIZE));
       state.page = Math.min(state.page, pages - 1);
       var visible = {};
-      chosen.slice(state.page * TABLE_PAGE, (state.page + 1) * TABLE_PAGE).forEach(function (i) { visible[i] = true; });
+      chosen.slice(state.page * PAGE_SIZE, (state.page + 1) * PAGE_SIZE).forEach(function (i) { visible[i] = true; });
       rows.forEach(function (r, i) { r.style.display = visible[i] ? "" : "none"; });
-      holder.textContent = "";
-      var prev = el("button", null, "\u2190 Previous");
-      prev.type = "button";
-      prev.disabled = state.page === 0;
-      prev.addEventListener("click", function () { state.page -= 1; show(); });
-      var next = el("button", null, "Next \u2192");
-      next.type = "button";
-      next.disabled = state.page >= pages - 1;
-      next.addEventListener("click", function () { state.page += 1; show(); });
-      var first = chosen.length ? state.page * TABLE_PAGE + 1 : 0;
-      holder.appendChild(prev);
-      holder.appendChild(el("span", "range", first + "\u2013" + Math.min(chosen.length, (state.page + 1) * TABLE_PAGE) +
-        " of " + chosen.length + " rows"));
-      holder.appendChild(next);
+      drawPager(holder, state, chosen.length, "rows", show);
     }
 
     filter.addEventListener("input", function () { state.query = filter.value; state.page = 0; show(); });
