@@ -24,6 +24,7 @@ test: $(BIN)/.installed
 
 docs: $(BIN)/.installed
 	$(BIN)/python -m aggregator.docs
+	$(BIN)/python -m aggregator.run_warnings.docs
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -9,9 +9,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,6 +61,8 @@ def aggregate_run(
     outdir: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     families: Sequence[str] | None = None,
+    allow: Sequence[str] = (),
+    taxonomy: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
 
@@ -69,17 +70,25 @@ def aggregate_run(
     force; unknown names raise ``UnknownFamily``, a ``ValueError``).
     ``profile`` keeps the rows of one profile; ``skip_bad_lines`` skips and lists bad lines
     instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
-    (CSV, Markdown, Parquet, metadata, ``report.html``). Raises
+    (CSV, Markdown, Parquet, metadata, ``report.html``). ``warnings`` lists the coded warnings
+    raised (docs/warnings.md); codes in ``allow`` go to ``warnings_allowed`` instead. ``taxonomy``:
+    a taxonomy file of valid refs (default: the shipped NIKLuge 2022 one). Raises
     :class:`~scorecards.errors.InputError` for unreadable input (message ``file:line: reason``)
-    and :class:`~aggregator.outputs.atomic.OutputError` when ``outdir`` cannot be written.
+    and :class:`~aggregator.outputs.atomic.OutputError` when ``outdir`` cannot be written;
+    :class:`~aggregator.run_warnings.UnknownWarningCode` for an unknown code in ``allow``.
     """
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
     from aggregator.metrics.families import selection
     from aggregator.pipeline import evaluate_run
 
+    from aggregator.run_warnings import known_codes
+    from aggregator.taxonomy import use_taxonomy
+
+    use_taxonomy(taxonomy)
+    codes = known_codes(allow)  # an unknown code is refused before reading
     evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers,
-                              families=selection(families))
+                              families=selection(families), allow=codes)
     written: list[Path] = []
     if outdir is not None:
         written = write_outputs(outdir, run_files(evaluation))

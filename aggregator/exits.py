@@ -14,6 +14,7 @@ import click
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_USER_ERROR = 2
+EXIT_WARNING = 3
 SKIPS_SHOWN = 5
 
 

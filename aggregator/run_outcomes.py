@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aggregator.exits import user_error
-from aggregator.summary import metrics_payload, summary_lines
+from aggregator.summary import metrics_payload, summary_lines, warning_lines
 
 if TYPE_CHECKING:
     from aggregator.pipeline import RunEvaluation
@@ -37,15 +37,17 @@ class RunOptions:
     quiet: bool = False
     as_json: bool = False
     families: tuple[str, ...] | None = None
+    allow: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What is shown of one run: its one-line error, or its skipped lines, summary and files."""
+    """What is shown of one run: its one-line error, or its skipped lines, warnings, summary and files."""
 
     target: Path
     error: str | None = None
     skipped: tuple[BadLine, ...] = ()
+    warnings: tuple[str, ...] = ()
     summary: tuple[str, ...] = ()
     payload: dict[str, object] | None = None
     files_written: int = 0
@@ -59,7 +61,7 @@ def aggregate_one(run: Path, target: Path, options: RunOptions) -> tuple[RunEval
     with reading(run, quiet=options.quiet) as on_bytes:
         evaluation = evaluate_run(
             run, profile=options.profile, skip_bad_lines=options.skip_bad_lines, workers=options.workers,
-            while_reading=_import_writers, on_bytes=on_bytes, families=options.families,
+            while_reading=_import_writers, on_bytes=on_bytes, families=options.families, allow=options.allow,
         )
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files
@@ -87,6 +89,7 @@ def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
     return RunOutcome(
         target,
         skipped=tuple(evaluation.skipped),
+        warnings=tuple(warning_lines(evaluation)),
         summary=tuple(summary_lines(evaluation)) if shown else (),
         payload=metrics_payload(evaluation) if options.as_json else None,
         files_written=len(written),

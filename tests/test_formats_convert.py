@@ -64,7 +64,7 @@ def test_convert_writes_scorecards_that_aggregate_reads(tmp_path: Path) -> None:
     aggregated = run_cli(tmp_path / "run", "--json", "--quiet")
     assert aggregated.returncode == 0, aggregated.stderr
     scored = run_cli("score", gold, pred, "--format", fmt, "--json")
-    micro = json.loads(aggregated.stdout)["metrics"]["tuple_f1_s2_refpol_micro"]
+    micro = json.loads(aggregated.stdout)["runs"][0]["metrics"]["tuple_f1_s2_refpol_micro"]
     assert micro == json.loads(scored.stdout)["sound"]["f1"]
     stdout = run_cli("convert", gold, pred, "--format", fmt)
     assert stdout.stdout.encode() == (tmp_path / "run" / "scorecards.jsonl").read_bytes()

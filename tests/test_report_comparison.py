@@ -25,7 +25,18 @@ def fixture_runs() -> object:
 def test_compare_command_writes_the_report(tmp_path: Path) -> None:
     done = run_cli("compare", *sorted(RUNS.iterdir())[:4], "--outdir", tmp_path, "--quiet", "--resamples", "50")
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "report.html").read_bytes().startswith(b"<!DOCTYPE html>")
+    assert (tmp_path / "comparison_report.html").read_bytes().startswith(b"<!DOCTYPE html>")
+
+
+def test_a_run_and_a_comparison_in_one_directory_keep_each_other_s_files(tmp_path: Path) -> None:
+    runs = sorted(RUNS.iterdir())[:2]
+    assert run_cli(runs[0], "--outdir", tmp_path, "--quiet", "--allow", "ref_unmeasurable").returncode == 0
+    run_files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    done = run_cli("compare", *runs, "--outdir", tmp_path, "--quiet", "--resamples", "20")
+    assert done.returncode == 0, done.stderr
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert {name: after[name] for name in run_files} == run_files
+    assert "comparison_report.html" in after and len(after) > len(run_files)
 
 
 def test_tables_show_the_comparison_numbers(fixture_runs: object) -> None:

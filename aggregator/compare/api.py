@@ -11,6 +11,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from aggregator.compare.agreement import agreement_table
+from aggregator.compare.condition_warnings import warning_notes
 from aggregator.compare.conditions import ConditionInput, condition_rows, conditions_frame
 from aggregator.compare.consistency import consistency_table
 from aggregator.compare.contrasts import contrast_rows, paired_frame, sample_split
@@ -63,18 +64,28 @@ def compare_runs(paths: Sequence[str | os.PathLike[str]], **options: object) -> 
     ``holm`` (Holm-adjusted p-values), ``by`` (per-sample columns to split samples by),
     ``metrics`` (the metrics of the Markdown, subset and paper tables; default the headline set),
     ``samples`` (``changed``, ``only-a`` or ``only-b``: list the samples behind each contrast),
-    ``skip_bad_runs`` (report an unreadable input and go on).
+    ``skip_bad_runs`` (report an unreadable input and go on), ``outdir`` (also write the files of
+    ``aggregate compare --outdir``, atomically; :class:`~aggregator.outputs.atomic.OutputError` when
+    it cannot be written) and ``paper`` (``sd`` or ``ci``: with ``outdir``, the paper files too).
 
     The result depends only on the inputs' contents and the options, never on the order of
     ``paths`` or of the lines in a file. Raises :class:`~scorecards.errors.InputError` for
     unreadable input (without ``skip_bad_runs``), a run given twice, an unknown baseline,
     condition or metric, or ``resamples`` < 1.
     """
+    outdir = options.pop("outdir", None)
+    paper = options.pop("paper", None)
     chosen = Options(**options)  # type: ignore[arg-type]
     skipped: list[SkippedRun] = []
     runs = load_runs(paths, condition_pattern=chosen.condition_pattern, each_run=chosen.each_run,
                      skipped=skipped if chosen.skip_bad_runs else None)
-    return compare_loaded(runs, options=Options(**{**chosen.__dict__, "skipped": skipped}))
+    result = compare_loaded(runs, options=Options(**{**chosen.__dict__, "skipped": skipped}))
+    if outdir is not None:
+        from aggregator.compare.files import comparison_files
+        from aggregator.outputs.atomic import write_outputs
+
+        write_outputs(outdir, comparison_files(result, paper=paper))  # type: ignore[arg-type]
+    return result
 
 
 def _baseline(requested: str | None, names: list[str], runs: Sequence[Run]) -> str:
@@ -204,8 +215,8 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
         not_resampled=weighted.not_resampled,
         degenerate=degenerate,
         skipped_runs=[{"path": s.path, "reason": s.reason} for s in opts.skipped],
-        notes=skipped_notes + seed_notes(ordered, names) + sample_notes(ordered, cube, missing)
-        + metric_notes(ordered) + degenerate_notes(degenerate),
+        notes=warning_notes(ordered) + skipped_notes + seed_notes(ordered, names)
+        + sample_notes(ordered, cube, missing) + metric_notes(ordered) + degenerate_notes(degenerate),
     )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from aggregator.exits import user_errors
+from aggregator.terminal import out
 
 if TYPE_CHECKING:
     from aggregator.compare.result import ComparisonResult
@@ -107,8 +108,8 @@ def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool
         click.echo(f"aggregate: skipped {skipped['path']}: {skipped['reason']}", err=True)
     written = write_outputs(outdir, comparison_files(result, paper=paper))
     if as_json:
-        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        out(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     elif not quiet:
         for line in summary_lines(result):
-            click.echo(line)
-        click.echo(f"wrote {len(written)} files to {outdir}")
+            out(line)
+        out(f"wrote {len(written)} files to {outdir}")

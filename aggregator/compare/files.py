@@ -17,7 +17,7 @@ CSV_TABLES = ("runs", "conditions", "paired", "flips", "self_consistency")
 OPTIONAL_TABLES = ("subsets", "agreement")
 MERGED = "per_sample_merged"
 MARKDOWN = "comparison.md"
-REPORT_HTML = "report.html"
+REPORT_HTML = "comparison_report.html"
 
 
 def _cell(value: object) -> str:
@@ -39,7 +39,7 @@ def frame_csv(frame: pl.DataFrame) -> bytes:
 def comparison_files(result: ComparisonResult, *, paper: str | None = None) -> dict[str, bytes]:
     """runs.csv, conditions.csv, paired.csv, flips.csv, self_consistency.csv, subsets.csv (with ``--by``),
     agreement.csv (when runs carry review labels), samples_<mode>.csv (with ``--samples``),
-    per_sample_merged.parquet / .csv, comparison.md, report.html, and with ``paper`` ("sd" or "ci")
+    per_sample_merged.parquet / .csv, comparison.md, comparison_report.html, and with ``paper`` ("sd" or "ci")
     paper.md / .csv / .tex."""
     files = {f"{name}.csv": frame_csv(getattr(result, name)) for name in CSV_TABLES}
     files.update({f"{name}.csv": frame_csv(getattr(result, name)) for name in OPTIONAL_TABLES

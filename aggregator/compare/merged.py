@@ -39,7 +39,8 @@ def merged_table(runs: Sequence[Run], cube: SampleCube) -> pl.DataFrame:
     )
     texts = [r.table.select(SAMPLE_ID.alias("sample_id"), "input_text")
              for r in runs if "input_text" in r.table.columns]
-    text = (pl.concat(texts).drop_nulls("input_text").unique("sample_id", keep="first", maintain_order=True)
+    text = (pl.concat(texts).filter(pl.col("input_text").fill_null("") != "")
+            .unique("sample_id", keep="first", maintain_order=True)
             if texts else pl.DataFrame(schema={"sample_id": pl.String, "input_text": pl.String}))
     head = keys.join(text, on="sample_id", how="left", maintain_order="left")
     groups = []

@@ -30,7 +30,7 @@ def _texts(runs: Sequence[Run], column: str) -> dict[str, str]:
     for run in runs:
         if column in run.table.columns:
             for key, value in run.table.select(SAMPLE_ID, column).iter_rows():
-                if value is not None:
+                if value:
                     found.setdefault(key, value)
     return found
 

@@ -34,7 +34,6 @@ FAMILY_MODULES: tuple[str, ...] = (
     "memory",
     "hf_signal",
     "agreement",
-    "sample_text",
 )
 
 

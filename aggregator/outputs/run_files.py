@@ -5,7 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata import RunMetadata, SideFileUse, SkippedLine, git_commit
+from aggregator.outputs.metadata import RunMetadata, RunWarning, SideFileUse, SkippedLine, TaxonomyUsed, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.pipeline import RunEvaluation
@@ -31,8 +31,16 @@ def prepare() -> None:
     git_commit()
 
 
+def taxonomy_used() -> TaxonomyUsed:
+    from aggregator.taxonomy import taxonomy_in_force
+
+    used = taxonomy_in_force()
+    return TaxonomyUsed(name=used.name, source=used.source, sha256=used.sha256, refs=len(used.refs))
+
+
 def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
     return RunMetadata(
+        taxonomy=taxonomy_used(),
         git_commit=git_commit(),
         input_path=str(evaluation.input_path),
         input_sha256=evaluation.input_sha256,
@@ -42,7 +50,9 @@ def run_metadata(evaluation: RunEvaluation) -> RunMetadata:
         rows_aggregated=evaluation.rows_aggregated,
         rows_skipped=len(evaluation.skipped),
         skipped_lines=[SkippedLine(line=bad.line, reason=bad.reason) for bad in evaluation.skipped],
-        warnings=evaluation.warnings,
+        warnings=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.shown],
+        warnings_allowed=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.allowed],
+        counts=evaluation.warnings,
         families=list(evaluation.families),
         profile_fallback=evaluation.profile_fallback,
         side_files=[SideFileUse(name=name, used=used is not None) for name, used in evaluation.side_files.items()],
@@ -86,7 +96,8 @@ def run_files(evaluation: RunEvaluation) -> dict[str, bytes]:
     with ThreadPoolExecutor(1) as polars_writer:
         parquet = polars_writer.submit(parquet_bytes, per_sample)
         csv = polars_writer.submit(csv_bytes, per_sample)
-        markdown = metrics_markdown(evaluation.registry, evaluation.metrics, title=title, facts=run_facts(evaluation))
+        markdown = metrics_markdown(evaluation.registry, evaluation.metrics, title=title, facts=run_facts(evaluation),
+                                    warnings=evaluation.run_warnings, absent=evaluation.absent)
         markdown = with_intervals(markdown, evaluation)
         metrics = metrics_csv([evaluation.metrics])
         metadata = run_metadata(evaluation).model_dump_json(indent=2).encode("utf-8") + b"\n"

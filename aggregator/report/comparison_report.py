@@ -19,6 +19,7 @@ from aggregator.compare.markdown import (
     p_cell,
     signed,
 )
+from aggregator.compare.degenerate import degenerate_notes
 from aggregator.compare.result import ComparisonResult
 from aggregator.compare.tables import UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
@@ -38,6 +39,8 @@ METRIC_LABELS = {
     "net_gain": "Net gain",
 }
 FACET_WIDTH = 330
+LISTED_CONDITIONS = 6
+"""Up to this many conditions are named in the page header; more are only in the tables."""
 
 
 def _metric(name: str, unit: str) -> str:
@@ -191,7 +194,8 @@ def runs_table(result: ComparisonResult) -> str:
 def _facts(result: ComparisonResult) -> str:
     counts = ", ".join(f"{esc(c)} × {n}" for c, n in result.runs.group_by("condition", maintain_order=True).len().iter_rows())
     return " · ".join([
-        f"{result.runs.height} runs in {len(result.conditions_order)} conditions ({counts})",
+        f"{result.runs.height} runs in {len(result.conditions_order)} conditions "
+        + (f"({counts})" if len(result.conditions_order) <= LISTED_CONDITIONS else "(see the tables)"),
         f"baseline <code>{esc(result.baseline)}</code>",
         f"{result.resamples} resamples, seed {result.seed}, SD ddof {result.ddof}",
         f"absa-aggregator {esc(__version__)}",
@@ -207,7 +211,12 @@ def comparison_report(result: ComparisonResult) -> bytes:
     units = [UNIT_LABELS[u] for u in UNITS]
     conditions = list(result.conditions_order)
     others = [c for c in conditions if c != result.baseline]
-    notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes)
+    degenerate = set(degenerate_notes(result.degenerate))
+    notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes if n not in degenerate)
+    if degenerate:
+        cases = "".join(f"<li>{esc(n)}</li>" for n in result.notes if n in degenerate)
+        notes += (f"<li><details><summary>{len(degenerate)} degenerate case(s): metrics 0 or undefined in every run, "
+                  f"identical runs, contrasts on few samples</summary><ul>{cases}</ul></details></li>")
     paired_empty = '<p class="note">Only one condition: nothing to pair.</p>' if not result.paired.height else None
     body = f"""
 <header>

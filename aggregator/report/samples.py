@@ -16,6 +16,8 @@ import msgspec
 import polars as pl
 
 from aggregator.per_sample import TRANSITIONS
+from aggregator.sample_marks import all_marks
+from aggregator.units import UNITS
 
 TUPLE_COLUMNS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}
 DIGITS = 4
@@ -37,16 +39,17 @@ def _raw_json(column: pl.Series) -> msgspec.Raw:
 
 
 def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[str, object]:
-    """``{"key", "run"?, "has_gold", "changed", "gold", "s1", "s2", "units": {unit: {...}}}``.
+    """``{"key", "text", "run"?, "has_gold", "gold", "s1", "s2", "units": {unit: {...}}}``.
 
     ``run`` is present only when the input holds several runs. Per unit: its display
-    ``name``, the ``transition`` of every sample and its F1 at both stages (``DIGITS`` decimals).
+    ``name``, the ``transition`` of every sample, its F1 at both stages (``DIGITS`` decimals) and
+    the ``marks`` of each tuple under the unit (:mod:`aggregator.sample_marks`).
     """
     run_ids = table.get_column("run_id")
     payload: dict[str, object] = {
         "key": _json(table.get_column("sample_key")),
+        "text": _json(table.get_column("input_text")),
         "has_gold": _json(table.get_column("has_gold")),
-        "changed": _json(table.get_column("changed")),
         "transitions": list(TRANSITIONS),
     }
     if run_ids.n_unique() > 1:
@@ -55,12 +58,14 @@ def sample_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> dict[s
     scores = table.select(
         pl.col(f"{u}_{s}_f1").round(DIGITS).alias(f"{u}_{s}") for u in unit_names for s in ("s1", "s2")
     )
+    marks = all_marks(table, [UNITS[unit] for unit in unit_names])  # type: ignore[index]
     payload["units"] = {
         unit: {
             "name": name,
             "transition": _json(table.get_column(f"{unit}_transition")),
             "f1_s1": _json(scores.get_column(f"{unit}_s1")),
             "f1_s2": _json(scores.get_column(f"{unit}_s2")),
+            "marks": {stage: msgspec.Raw(msgspec.json.encode(values)) for stage, values in marks[unit].items()},
         }
         for unit, name in unit_names.items()
     }
