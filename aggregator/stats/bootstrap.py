@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from aggregator.stats.weighted import ColumnSums, WeightedMetrics
+from aggregator.stats.weighted import PRECISE_ROUNDING, SPREAD_ROUNDING, ColumnSums, WeightedMetrics
 
 BLOCK = 1000
 BLOCK_CELLS = 2 * 10**7
@@ -140,10 +140,11 @@ def replicates_and_fixed(metrics: WeightedMetrics, draws: np.ndarray | Iterable[
                          *, precise: bool = False, cache: ProductCache | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`replicate_values`, and which metrics are the same in every resample."""
     mask = np.ones(matrix.shape[1], dtype=bool) if precise else None
+    rounding = PRECISE_ROUNDING if precise else SPREAD_ROUNDING
     if isinstance(draws, np.ndarray):
-        return metrics.replicates(weighted_sums(draws, matrix, mask, cache))
+        return metrics.replicates(weighted_sums(draws, matrix, mask, cache), rounding)
     dense = [weighted_sums(block, matrix, mask).dense() for block in draws]
-    return metrics.replicates(np.concatenate(dense) if dense else np.zeros((0, matrix.shape[1])))
+    return metrics.replicates(np.concatenate(dense) if dense else np.zeros((0, matrix.shape[1])), rounding)
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

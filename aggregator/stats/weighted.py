@@ -43,6 +43,8 @@ Node = object
 _ROW_LOCAL_CHECK_SEED = 20240601
 _REL_TOL = 1e-9
 SPREAD_ROUNDING = 1e-6
+PRECISE_ROUNDING = 1e-12
+"""The same rule for sums taken in float64 (``precise``): its rounding is about 1e-16 of Σ w·x²."""
 FIXED_CACHE = 64
 
 
@@ -183,7 +185,7 @@ class WeightedMetrics:
         return self._spans
 
     def leaf_values(self, sums: np.ndarray, leaves: Sequence[int] | None = None,
-                    starts: Sequence[int] | None = None) -> np.ndarray:
+                    starts: Sequence[int] | None = None, rounding: float = SPREAD_ROUNDING) -> np.ndarray:
         """``(R, len(leaves))`` values (NaN: undefined) of ``leaves`` (default all) from column sums: a
         plain sum as it is, a mean as values / presence, a spread from its three sums. Leaf i's columns
         start at ``starts[j]`` of ``sums`` (default: its place in :meth:`sample_matrix`)."""
@@ -200,7 +202,7 @@ class WeightedMetrics:
                 out[:, [j for j, _ in means]] = np.where(present > 0, values / present, np.nan)
         for j, (i, c) in enumerate(zip(chosen, offsets)):
             if self.leaves[i].kind in ("var", "std"):
-                out[:, j] = _spread(self.leaves[i], sums[:, c:c + self.leaves[i].width])
+                out[:, j] = _spread(self.leaves[i], sums[:, c:c + self.leaves[i].width], rounding)
         return out
 
     def leaf_frame(self, columns: dict[int, np.ndarray], height: int) -> pl.LazyFrame:
@@ -217,12 +219,14 @@ class WeightedMetrics:
             self.scalars[k].cast(pl.Float64).alias(self.names[k]) for k in group).collect()
         return frame.to_numpy().astype(np.float64).reshape(height, len(group))
 
-    def evaluate(self, sums: ColumnSums | np.ndarray) -> np.ndarray:
+    def evaluate(self, sums: ColumnSums | np.ndarray, rounding: float = SPREAD_ROUNDING) -> np.ndarray:
         """``(R, M)`` float64 metric values (NaN = undefined) from the column sums of R resamples."""
-        return self.replicates(sums)[0]
+        return self.replicates(sums, rounding)[0]
 
-    def replicates(self, sums: ColumnSums | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def replicates(self, sums: ColumnSums | np.ndarray, rounding: float = SPREAD_ROUNDING) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`evaluate`, and which metrics are the same in every resample (their leaves are).
+        ``rounding``: below this share of Σ w·x² a spread is no spread (:data:`SPREAD_ROUNDING` for
+        float32 sums, :data:`PRECISE_ROUNDING` for float64 ones).
 
         Such a metric is evaluated once and repeated; its values are kept for the next call with the
         same leaves (other runs of a comparison).
@@ -237,13 +241,13 @@ class WeightedMetrics:
         varies[sums.varying] = True
         spans = self.spans()
         same = [not varies[span].any() for span in spans]
-        first = self.leaf_values(sums.first[None, :])
+        first = self.leaf_values(sums.first[None, :], rounding=rounding)
         fixed = [k for k, used in enumerate(self.uses) if all(same[i] for i in used)]
         moving = [k for k in range(len(self.names)) if not all(same[i] for i in self.uses[k])]
         fixed_mask[fixed] = True
         if fixed:
             used = sorted({i for k in fixed for i in self.uses[k]})
-            key = (tuple(fixed), first[0, used].tobytes())
+            key = (tuple(fixed), first[0, used].tobytes(), rounding)
             if key not in self._fixed:
                 if len(self._fixed) >= FIXED_CACHE:
                     del self._fixed[next(iter(self._fixed))]
@@ -254,7 +258,7 @@ class WeightedMetrics:
             varying = [i for i in used if not same[i]]
             wanted = [c for i in varying for c in range(spans[i].start, spans[i].stop)]
             starts = list(np.cumsum([0] + [self.leaves[i].width for i in varying])[:-1])
-            full = self.leaf_values(sums.columns(wanted), varying, starts)
+            full = self.leaf_values(sums.columns(wanted), varying, starts, rounding)
             columns = {i: full[:, j] for j, i in enumerate(varying)}
             columns.update({i: np.full(rows, first[0, i]) for i in used if same[i]})
             out[:, moving] = self._scalars(moving, columns, rows)
@@ -296,7 +300,7 @@ class ColumnSums:
         return self.columns(range(len(self.first)))
 
 
-def _spread(leaf: Leaf, sums: np.ndarray) -> np.ndarray:
+def _spread(leaf: Leaf, sums: np.ndarray, rounding: float = SPREAD_ROUNDING) -> np.ndarray:
     """A mean, variance or standard deviation from its (values, presence[, squares]) sums; NaN when undefined."""
     values, present = sums[:, 0], sums[:, 1]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -304,8 +308,8 @@ def _spread(leaf: Leaf, sums: np.ndarray) -> np.ndarray:
             return np.where(present > 0, values / present, np.nan)
         squares = sums[:, 2]
         centred = squares - values * values / present
-        # below float32 rounding of the sum of squares: no spread (all drawn values equal)
-        centred = np.where(centred > SPREAD_ROUNDING * squares, centred, 0.0)
+        # below the rounding of the sum of squares: no spread (all drawn values equal)
+        centred = np.where(centred > rounding * squares, centred, 0.0)
         spread = np.where(present > leaf.ddof, centred / (present - leaf.ddof), np.nan)
     return np.sqrt(spread) if leaf.kind == "std" else spread
 
