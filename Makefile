@@ -24,6 +24,7 @@ test: $(BIN)/.installed
 
 docs: $(BIN)/.installed
 	$(BIN)/python -m aggregator.docs
+	$(BIN)/python -m aggregator.run_warnings.docs
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
@@ -32,6 +33,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_compare.py
 	$(BIN)/python benchmarks/bench_grid.py
 	$(BIN)/python benchmarks/bench_families.py
+	$(BIN)/python benchmarks/bench_score.py
 
 clean:
 	rm -rf $(VENV) $(DEMO_RUN)/derived results/comparison

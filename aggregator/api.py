@@ -9,9 +9,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,6 +65,8 @@ def aggregate_run(
     outdir: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     families: Sequence[str] | None = None,
+    allow: Sequence[str] = (),
+    taxonomy: str | os.PathLike[str] | None = None,
     spreadsheet_safe: bool = False,
 ) -> RunResult:
     """Compute the structural metrics of a run directory or scorecards ``.jsonl`` file.
@@ -76,16 +77,21 @@ def aggregate_run(
     instead of raising; ``outdir`` also writes the files of ``aggregate RUN --outdir``
     (CSV, Markdown, Parquet, metadata, ``report.html``), ``spreadsheet_safe`` as
     ``--spreadsheet-safe``; ``workers`` from 1 to 64 (default: the core count, at most 4).
-    Raises :class:`~scorecards.errors.InputError` for unreadable input (message
-    ``file:line: reason``), :class:`~aggregator.outputs.atomic.OutputError` when ``outdir``
-    cannot be written or an output would overwrite the input, and ``TypeError`` /
-    ``ValueError`` naming an argument of the wrong type or out of range.
+    ``warnings`` lists the coded warnings raised (docs/warnings.md); codes in ``allow`` go to
+    ``warnings_allowed`` instead. ``taxonomy``: a taxonomy file of valid refs (default: the
+    shipped NIKLuge 2022 one). Raises :class:`~scorecards.errors.InputError` for unreadable
+    input (message ``file:line: reason``), :class:`~aggregator.outputs.atomic.OutputError` when
+    ``outdir`` cannot be written or an output would overwrite the input,
+    :class:`~aggregator.run_warnings.UnknownWarningCode` for an unknown code in ``allow``, and
+    ``TypeError`` / ``ValueError`` naming an argument of the wrong type or out of range.
     """
-    from aggregator.lookalikes import note_near_matches
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
     from aggregator.metrics.families import selection
     from aggregator.pipeline import evaluate_run
+
+    from aggregator.run_warnings import known_codes
+    from aggregator.taxonomy import use_taxonomy
 
     arguments.path("path", path)
     arguments.optional_text("profile", profile)
@@ -94,10 +100,14 @@ def aggregate_run(
         arguments.path("outdir", outdir)
     arguments.optional_whole("workers", workers, 1, arguments.MAX_WORKERS)
     arguments.optional_names("families", families)
+    arguments.optional_names("allow", allow)
+    if taxonomy is not None:
+        arguments.path("taxonomy", taxonomy)
     arguments.flag("spreadsheet_safe", spreadsheet_safe)
+    use_taxonomy(taxonomy)
+    codes = known_codes(allow)  # an unknown code is refused before reading
     evaluation = evaluate_run(path, profile=profile, skip_bad_lines=skip_bad_lines, workers=workers,
-                              families=selection(families))
-    note_near_matches(evaluation)
+                              families=selection(families), allow=codes)
     written: list[Path] = []
     if outdir is not None:
         files = run_files(evaluation, spreadsheet_safe=spreadsheet_safe, streamed=True)

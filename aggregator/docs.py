@@ -12,7 +12,7 @@ each unit from :data:`aggregator.units.UNITS`, each per-sample column from
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -23,6 +23,7 @@ from aggregator.outputs.atomic import write_outputs
 from aggregator.metrics.families import resolve
 from aggregator.metrics.groups import COMPAT_NOTE, groups, shown_label
 from aggregator.per_sample import build_table
+from aggregator.sample_values import columns_for
 from aggregator.sample_counts import COLUMNS
 from aggregator.units import UNITS
 
@@ -177,26 +178,60 @@ def per_sample_section() -> list[str]:
     ]
 
 
+def absent_section(registry: Registry) -> list[str]:
+    """The columns that count an optional input field, grouped by the per-sample column(s) that
+    tell whether a row carries it."""
+    meanings = {c.name: c.meaning for c in columns_for(None)}
+    by_reads: dict[tuple[str, ...], list[str]] = {}
+    for m in registry:
+        if m.present is not None and m.alias_of is None:
+            by_reads.setdefault(tuple(dict.fromkeys(m.present.meta.root_names())), []).append(f"`{m.name}`")
+    rows = [
+        ("; ".join(f"`{name}`: {meanings.get(name, 'per-sample column')}" for name in reads), ", ".join(names))
+        for reads, names in by_reads.items()
+    ]
+    return [
+        "## Columns that count an optional input field",
+        "",
+        "Each column below counts a field a scorecard row may leave out. When no row of the run carries it,",
+        "the CSV keeps the spec's value (0, or blank where the spec says so: the research tool's parity), but",
+        "`structural_metrics_table.md`, `report.html` and `--json` (`absent_fields`) mark the column",
+        "*field absent from input*: the 0 is the absence of the field, not a finding. Whether a row carries",
+        "the field is the column's `present` rule in its family module, read from the per-sample column(s)",
+        "named here.",
+        "",
+        *table(("Presence read from (per-sample column)", "Columns"), rows),
+    ]
+
+
 def render(registry: Registry = STRUCTURAL) -> str:
     """The whole of ``docs/metrics.md``."""
-    lines = [INTRO, *units_section(), *metrics_sections(registry), *per_sample_section()]
+    lines = [INTRO, *units_section(), *metrics_sections(registry), *absent_section(registry), *per_sample_section()]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aggregator.docs", description=__doc__.splitlines()[0])
-    parser.add_argument("output", nargs="?", type=Path, default=DEFAULT_OUTPUT, help="default: docs/metrics.md")
-    parser.add_argument("--check", action="store_true", help="exit 1 when OUTPUT differs from the registry")
+def generated_file_main(
+    argv: Sequence[str] | None, *, prog: str, render: Callable[[], str], default: Path, source: str
+) -> int:
+    """The command line of a generated document: write OUTPUT, or with ``--check`` exit 1 when it is stale."""
+    parser = argparse.ArgumentParser(prog=prog, description=f"Generate {default} from {source}.")
+    parser.add_argument("output", nargs="?", type=Path, default=default, help=f"default: {default}")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 when OUTPUT differs from {source}")
     args = parser.parse_args(argv)
     text = render()
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
         if current != text:
-            print(f"{args.output} is out of date: run `python -m aggregator.docs`")
+            print(f"{args.output} is out of date: run `{prog}`")
             return 1
         return 0
     write_outputs(args.output.parent, {args.output.name: text.encode("utf-8")})
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return generated_file_main(argv, prog="python -m aggregator.docs", render=render, default=DEFAULT_OUTPUT,
+                               source="the registry")
 
 
 if __name__ == "__main__":

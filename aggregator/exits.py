@@ -15,6 +15,7 @@ from aggregator.terminal import say
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_USER_ERROR = 2
+EXIT_WARNING = 3
 SKIPS_SHOWN = 5
 
 

@@ -5,7 +5,8 @@ The matching rule is the reference's and is kept: terms are compared after
 another Unicode normalization form than the gold term (NFD ``e`` + ``◌́`` against NFC ``é``;
 Hangul from decomposed jamo) or carrying an invisible format character (zero-width space or
 joiner, soft hyphen, byte-order mark, bidirectional marks: category Cf) is a miss, while a
-report shows the same text. :func:`near_matches` counts such terms so the user is told:
+report shows the same text. :func:`near_matches` counts such terms so the user is told (the
+coded warning ``unicode_near_matches``, docs/warnings.md):
 
     fold(t) = NFC(t with every Cf character removed)
 
@@ -20,7 +21,6 @@ class 0, never the second character of a composition, and not Cf), so it holds n
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -28,10 +28,9 @@ import msgspec
 if TYPE_CHECKING:
     import polars as pl
 
-    from aggregator.pipeline import RunEvaluation
-
-WARNING = "unicode_near_matches"
-"""The key of the count in ``run_metadata.json`` ``warnings``."""
+NEAR_MATCHES = "unicode_near_matches"
+"""The key of the count in ``run_metadata.json`` ``counts``, and the code of its warning
+(:mod:`aggregator.run_warnings.core`)."""
 GOLD = "gold_tuples"
 PREDICTED = ("stage1_tuples", "final_tuples")
 SAFE = ((0x0000, 0x00AC), (0x00AE, 0x02FF), (0x3040, 0x3098), (0x309B, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
@@ -75,19 +74,3 @@ def near_matches(table: pl.DataFrame) -> int:
         for column in PREDICTED:
             count += sum(1 for term in _terms(row[column]) - gold if fold(term) in folded)
     return count
-
-
-def note_near_matches(evaluation: RunEvaluation) -> None:
-    """Count the near matches of a run into its ``warnings`` (``run_metadata.json``)."""
-    evaluation.warnings[WARNING] = near_matches(evaluation.table)
-
-
-def warning_lines(warnings: Mapping[str, int]) -> list[str]:
-    """The stderr line telling of a run's near matches (none when there are none)."""
-    count = warnings.get(WARNING, 0)
-    if not count:
-        return []
-    return [
-        f"aggregate: warning: {count} predicted aspect term(s) equal a gold term only after Unicode NFC "
-        "normalization or removing invisible characters, and count as misses (see docs/reliability.md)"
-    ]

@@ -8,11 +8,14 @@ from __future__ import annotations
 import os
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from aggregator.run_warnings import RunWarnings, check_run
+from aggregator.lookalikes import NEAR_MATCHES, near_matches
 from aggregator.sample_values import SampleEvaluator
 from scorecards.errors import BadLine, InputError
 from scorecards.reader import paused_gc, start_read
@@ -41,6 +44,7 @@ class RunEvaluation:
     family_selection: tuple[str, ...] | None = None
     side_files: dict[str, str | None] = field(default_factory=dict)
     profile_fallback: bool = False
+    run_warnings: RunWarnings = field(default_factory=RunWarnings)
 
     @property
     def rows_aggregated(self) -> int:
@@ -52,6 +56,12 @@ class RunEvaluation:
         from aggregator.metrics.structural import build_registry
 
         return build_registry(self.family_selection)
+
+    @cached_property
+    def absent(self) -> frozenset[str]:
+        """Columns counting an optional input field that no row carries: their 0 or blank is the
+        spec's rule for a missing field, not a finding (marked "field absent from input")."""
+        return frozenset(self.registry.absent_fields(self.table))
 
     @property
     def run_ids(self) -> list[str]:
@@ -67,6 +77,7 @@ def evaluate_run(
     while_reading: Callable[[], object] | None = None,
     on_bytes: Callable[[int], None] | None = None,
     families: tuple[str, ...] | None = None,
+    allow: Iterable[str] = (),
 ) -> RunEvaluation:
     """Read a run directory or scorecards file and compute its structural metrics.
 
@@ -76,6 +87,8 @@ def evaluate_run(
     the cyclic garbage collector paused: its passes over freshly imported modules find nothing.
     ``on_bytes`` is called with the size of each block read (see :func:`~scorecards.reader.start_read`).
     ``families`` selects the metric families in force (None: all; the core is always in force).
+    The run's coded warnings (the core's and those of the families in force) are checked last
+    (:mod:`aggregator.run_warnings`); codes in ``allow`` are raised but silenced.
 
     When ``profile`` matches no row, every row is aggregated and the side files are not
     read, as the research tool did (SCORECARDS.md); ``profile_fallback`` says so.
@@ -102,8 +115,12 @@ def evaluate_run(
     in_force = resolve(families)
     side = {} if fallback else read_side_files(read.path.parent, in_force)
     context = RunContext(side=side, profile=profile, profile_fallback=fallback, all_rows=all_rows)
-    metrics = build_registry(families).compute(table, context)
-    warnings = {"polarity_defaulted": int(table.get_column("polarity_defaulted").sum())}
+    registry = build_registry(families)
+    metrics = registry.compute(table, context)
+    warnings = {
+        "polarity_defaulted": int(table.get_column("polarity_defaulted").sum()),
+        NEAR_MATCHES: near_matches(table),
+    }
     return RunEvaluation(
         input_path=read.path,
         input_sha256=read.sha256,
@@ -120,4 +137,5 @@ def evaluate_run(
         side_files={f.side_file.name: (f.side_file.name if f.side_file.name in side else None)
                     for f in in_force if f.side_file is not None},
         profile_fallback=fallback,
+        run_warnings=check_run(table, metrics, warnings, allow, registry, in_force),
     )

@@ -50,6 +50,9 @@ def reading(
         yield None
         return
     from rich.console import Console
+    from rich.markup import escape
+
+    from aggregator.text import printable
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
     _done = multiprocessing.Value("q", 0)
@@ -62,7 +65,7 @@ def reading(
         console=Console(file=stream),
         transient=True,
     )
-    task = progress.add_task(os.path.basename(path), total=size)
+    task = progress.add_task(escape(printable(os.path.basename(path))), total=size)  # a name, never markup
     stop = threading.Event()
     done = _done
 

@@ -3,7 +3,8 @@
 Several runs are aggregated by one command, so an experiment grid pays the interpreter
 start and the imports once per process instead of once per run, and small runs share the
 cores (:mod:`aggregator.run_outcomes`). A run that fails is reported in one line and the
-others still run; the exit status is 2 if any failed.
+others still run; the exit status is 2 if any failed, else 3 with ``--fail-on-warning`` if
+any raised a warning (:mod:`aggregator.run_warnings`), else 0.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from pathlib import Path
 
 import click
 
-from aggregator.exits import EXIT_USER_ERROR, fail, report_skips, user_errors
+from aggregator.exits import EXIT_USER_ERROR, EXIT_WARNING, fail, report_skips, user_errors
 from aggregator.options import OutputDirectory, spreadsheet_safe_option
 from aggregator.run_outcomes import RunOptions, outcomes
-from aggregator.terminal import say, say_json
+from aggregator.terminal import out, say, say_json, warn
 
 
 @click.command("run")
@@ -32,10 +33,15 @@ from aggregator.terminal import say, say_json
               help="Processes [default: the core count, at most 4]: a large run is decoded by "
                    "several, several small runs are shared among them.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the metrics as JSON on stdout (an array of them for several runs).")
+              help='Print {"runs": [...]} as JSON on stdout: each run\'s metrics and warnings, or its error.')
 @click.option("--families", metavar="NAME,...",
               help="Metric families to compute, comma-separated (e.g. core,conflict) [default: all]; "
                    "the core columns are always written. See docs/metrics.md.")
+@click.option("--taxonomy", type=click.Path(path_type=Path, dir_okay=False),
+              help='Taxonomy of valid aspect refs, JSON {"name", "refs": [...]} [default: NIKLuge 2022, shipped].')
+@click.option("--allow", "allow", multiple=True, metavar="CODE",
+              help="Silence the warning CODE (repeatable; see docs/warnings.md).")
+@click.option("--fail-on-warning", is_flag=True, help="Exit with status 3 when a run raises a warning not allowed.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout and no progress bar on stderr.")
 @spreadsheet_safe_option
 @user_errors
@@ -47,36 +53,60 @@ def run_command(
     workers: int | None,
     as_json: bool,
     families: str | None,
+    taxonomy: Path | None,
+    allow: tuple[str, ...],
+    fail_on_warning: bool,
     quiet: bool,
     spreadsheet_safe: bool,
 ) -> None:
     """Compute structural_metrics.csv and friends for each RUN (a run directory or scorecards file)."""
+    from aggregator.taxonomy import use_taxonomy
+
     targets = output_dirs(runs, outdir)
     refuse_overwriting_inputs(runs, targets)
-    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet, as_json=as_json,
-                         families=family_selection(families), spreadsheet_safe=spreadsheet_safe)
-    payloads: list[dict[str, object]] = []
-    failed = 0
-    for outcome in outcomes(runs, targets, options):
+    use_taxonomy(taxonomy)
+    options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet,
+                         as_json=as_json, families=family_selection(families), allow=allowed_codes(allow),
+                         spreadsheet_safe=spreadsheet_safe)
+    entries: list[dict[str, object]] = []
+    failed = warned = 0
+    for run, outcome in zip(runs, outcomes(runs, targets, options)):
         if outcome.error is not None:
             say(f"aggregate: error: {outcome.error}", err=True)
+            entries.append({"run": str(run), "error": outcome.error})
             failed += 1
             continue
         report_skips(outcome.skipped)
-        if outcome.payload is not None:
-            payloads.append(outcome.payload)
-        for line in outcome.summary:
-            say(line)
         for line in outcome.warnings:
-            say(line, err=True)
+            warn(line)
+        warned += bool(outcome.warnings)
+        if outcome.payload is not None:
+            entries.append({"run": str(run), **outcome.payload})
+        for line in outcome.summary:
+            out(line)
         if outcome.summary:
-            say(f"wrote {outcome.files_written} files to {outcome.target}")
-    if as_json and payloads:
-        say_json(payloads[0] if len(runs) == 1 else payloads)
+            out(f"wrote {outcome.files_written} files to {outcome.target}")
+    if as_json:
+        say_json({"runs": entries})
     if failed and len(runs) == 1:
         sys.exit(EXIT_USER_ERROR)
     if failed:
         fail(f"{failed} of {len(runs)} runs failed (each named above)")
+    if warned and fail_on_warning:
+        click.echo(f"aggregate: error: {warned} of {len(runs)} runs raised warnings (--fail-on-warning)", err=True)
+        sys.exit(EXIT_WARNING)
+
+
+def allowed_codes(codes: Sequence[str]) -> tuple[str, ...]:
+    """The warning codes given to ``--allow``, as declared (``ref-unmeasurable`` = ``ref_unmeasurable``);
+    an unknown code is a user error, found before anything is read."""
+    from aggregator.run_warnings import UnknownWarningCode, known_codes
+
+    try:
+        return known_codes(codes)
+    except UnknownWarningCode as exc:
+        fail(f"--allow: {exc}")
+        raise
 
 
 def family_selection(text: str | None) -> tuple[str, ...] | None:
@@ -100,13 +130,13 @@ def default_outdir(run: Path) -> Path:
 
 def run_name(run: Path) -> str:
     """The name of a run: its run directory's, the name of the directory holding its
-    ``scorecards.jsonl``, or the name of any other file without its extensions."""
-    from scorecards.reader import SCORECARDS_NAME
+    ``scorecards.jsonl`` (``.gz``, ``.zst``), or the name of any other file without its extensions."""
+    from scorecards.reader import SCORECARDS_NAMES
 
     path = Path(os.path.realpath(run))
     if path.is_dir() or not path.exists():
         return path.name
-    if path.name == SCORECARDS_NAME:
+    if path.name in SCORECARDS_NAMES:
         return path.parent.name
     return path.name.split(".", 1)[0] or path.name
 

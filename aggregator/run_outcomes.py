@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aggregator.exits import user_error
-from aggregator.summary import metrics_payload, summary_lines
+from aggregator.summary import metrics_payload, summary_lines, warning_lines
 
 if TYPE_CHECKING:
     from aggregator.pipeline import RunEvaluation
@@ -37,18 +37,19 @@ class RunOptions:
     quiet: bool = False
     as_json: bool = False
     families: tuple[str, ...] | None = None
+    allow: tuple[str, ...] = ()
     spreadsheet_safe: bool = False
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What is shown of one run: its one-line error, or its skipped lines, summary, warnings and files."""
+    """What is shown of one run: its one-line error, or its skipped lines, warnings, summary and files."""
 
     target: Path
     error: str | None = None
     skipped: tuple[BadLine, ...] = ()
-    summary: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    summary: tuple[str, ...] = ()
     payload: dict[str, object] | None = None
     files_written: int = 0
 
@@ -61,13 +62,11 @@ def aggregate_one(run: Path, target: Path, options: RunOptions) -> tuple[RunEval
     with reading(run, quiet=options.quiet) as on_bytes:
         evaluation = evaluate_run(
             run, profile=options.profile, skip_bad_lines=options.skip_bad_lines, workers=options.workers,
-            while_reading=_import_writers, on_bytes=on_bytes, families=options.families,
+            while_reading=_import_writers, on_bytes=on_bytes, families=options.families, allow=options.allow,
         )
-    from aggregator.lookalikes import note_near_matches
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files
 
-    note_near_matches(evaluation)
     files = run_files(evaluation, spreadsheet_safe=options.spreadsheet_safe, streamed=True)
     return evaluation, write_outputs(target, files, inputs=[evaluation.input_path])
 
@@ -88,14 +87,12 @@ def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
         if message is None:
             raise
         return RunOutcome(target, error=message)
-    from aggregator.lookalikes import warning_lines
-
     shown = not (options.quiet or options.as_json)
     return RunOutcome(
         target,
         skipped=tuple(evaluation.skipped),
+        warnings=tuple(warning_lines(evaluation)),
         summary=tuple(summary_lines(evaluation)) if shown else (),
-        warnings=tuple(warning_lines(evaluation.warnings)),
         payload=metrics_payload(evaluation) if options.as_json else None,
         files_written=len(written),
     )

@@ -14,7 +14,7 @@ from typing import Literal
 import msgspec
 
 from aggregator.taxonomy import is_valid_ref
-from aggregator.units import UNITS, Counts, is_explicit, match_exact, match_surface, surface_units
+from aggregator.units import UNITS, Counts, is_explicit, match_exact, match_surface, ref_copies_term, surface_units
 from scorecards.record import SampleRecord
 from scorecards.tuples import EvalTuple, TupleSet
 
@@ -67,18 +67,27 @@ COLUMNS: tuple[Column, ...] = (
     *_count_columns("implicit_polarity", "S2 polarities against implicit gold polarities"),
     Column("s1_ref_filled", "int", "S1 tuples with a non-empty ref"),
     Column("s1_ref_valid", "int", "S1 tuples whose ref is in the taxonomy"),
+    Column("s1_ref_copies_term", "int", "S1 tuples whose non-empty ref is a copy of their own term"),
     Column("s2_ref_filled", "int", "S2 tuples with a non-empty ref"),
     Column("s2_ref_valid", "int", "S2 tuples whose ref is in the taxonomy"),
+    Column("s2_ref_copies_term", "int", "S2 tuples whose non-empty ref is a copy of their own term"),
     Column("s2_term_empty", "int", "S2 tuples with an empty surface key (implicit)"),
     Column("invalid_ref_count", "int", "meta.invalid_ref_count (integer, else 0)"),
     Column("invalid_language_count", "int", "meta.invalid_language_count (integer, else 0)"),
     Column("invalid_target_count", "int", "meta.invalid_target_count (integer, else 0)"),
     Column("polarity_defaulted", "int", "tuple items whose missing polarity became neutral"),
+    Column("input_text", "str", "meta.input_text, the sentence (a string, else empty)"),
     Column("gold_tuples", "str", "gold EvalTuples as sorted JSON [ref, term, polarity] triples"),
     Column("stage1_tuples", "str", "stage-1 EvalTuples as sorted JSON triples"),
     Column("final_tuples", "str", "final EvalTuples as sorted JSON triples"),
 )
 COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+
+
+def input_text(record: SampleRecord) -> str:
+    """``meta.input_text`` of the record's row when it is a string, else ``""``."""
+    text = getattr(getattr(record.row, "meta", None), "input_text", None)
+    return text if isinstance(text, str) else ""
 
 
 def tuples_text(tuples: TupleSet) -> str:
@@ -99,9 +108,10 @@ def _implicit_polarity(gold: TupleSet, final: TupleSet) -> tuple[bool, Counts]:
     return True, Counts(tp, len(pred_polarities) - tp, len(gold_polarities) - tp)
 
 
-def _ref_stats(tuples: TupleSet) -> tuple[int, int]:
-    filled = [t.aspect_ref for t in tuples if t.aspect_ref]
-    return len(filled), sum(map(is_valid_ref, filled))
+def _ref_stats(tuples: TupleSet) -> tuple[int, int, int]:
+    filled = [t for t in tuples if t.aspect_ref]
+    return (len(filled), sum(is_valid_ref(t.aspect_ref) for t in filled),
+            sum(ref_copies_term(t.aspect_ref, t.aspect_term) for t in filled))
 
 
 def sample_counts(record: SampleRecord) -> tuple[object, ...]:
@@ -142,6 +152,7 @@ def sample_counts(record: SampleRecord) -> tuple[object, ...]:
             record.invalid_language_count,
             record.invalid_target_count,
             record.polarity_defaulted,
+            input_text(record),
             tuples_text(gold),
             tuples_text(s1),
             tuples_text(s2),

@@ -8,7 +8,7 @@ picklable (it holds family names only) and tells the reader which typed schema t
 from __future__ import annotations
 
 from array import array
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -65,6 +65,15 @@ def columns_for(names: tuple[str, ...] | None) -> tuple[Column, ...]:
     return columns
 
 
+CORE_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+
+
+@cache
+def _plan(names: tuple[str, ...] | None) -> tuple[tuple[Callable[[RowInput], tuple[object, ...]], tuple[str, ...]], ...]:
+    """Each family's row function with its column names, in the order they run."""
+    return tuple((f.row, tuple(c.name for c in f.columns)) for f in resolve(names) if f.row is not None)
+
+
 class SampleEvaluator:
     """Per-sample values of the families ``names`` (None: all), core first."""
 
@@ -94,16 +103,14 @@ class SampleEvaluator:
 
     def __call__(self, record: SampleRecord) -> tuple[object, ...]:
         core = sample_counts(record)
-        families = resolve(self.names)
-        if not families:
+        plan = _plan(self.names)
+        if not plan:
             return core
-        values = dict(zip((c.name for c in COLUMNS), core))
+        values = dict(zip(CORE_NAMES, core))
         inp = RowInput(record, values)
         row = list(core)
-        for fam in families:
-            if fam.row is None:
-                continue
-            derived = fam.row(inp)
-            values.update(zip((c.name for c in fam.columns), derived))
+        for compute, names in plan:
+            derived = compute(inp)
+            values.update(zip(names, derived))
             row.extend(derived)
         return tuple(row)

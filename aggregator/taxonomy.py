@@ -1,21 +1,87 @@
-"""The NIKLuge aspect taxonomy: which ``entity#attribute`` refs are valid."""
+"""The aspect taxonomy: which ``entity#attribute`` refs are valid.
+
+The default is the NIKLuge 2022 taxonomy, shipped as package data
+(``aggregator/data/taxonomy_nikluge.json``); ``--taxonomy FILE`` (or ``taxonomy=`` in the
+Python API) puts another dataset's in force. A taxonomy file is UTF-8 JSON,
+``{"name": "...", "refs": ["entity#attribute", ...]}``; each ref is normalized as input refs
+are (:func:`~scorecards.normalize.norm_ref`). The taxonomy in force is module state, set before
+the reader forks its decoding processes, which inherit it.
+"""
 
 from __future__ import annotations
 
-from typing import Final
+import hashlib
+import os
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
 
-_COMMON: Final = ("일반", "가격", "디자인", "품질")
-ATTRIBUTES: Final[dict[str, tuple[str, ...]]] = {
-    "제품 전체": _COMMON + ("편의성", "다양성", "인지도"),
-    "본품": _COMMON + ("편의성", "다양성", "인지도"),
-    "패키지·구성품": _COMMON + ("편의성", "다양성"),
-    "브랜드": _COMMON + ("인지도",),
-}
-VALID_REFS: Final[frozenset[str]] = frozenset(
-    f"{entity}#{attribute}" for entity, attributes in ATTRIBUTES.items() for attribute in attributes
-)
+import msgspec
+
+from scorecards.errors import InputError
+from scorecards.normalize import norm_ref
+
+DEFAULT_NAME = "taxonomy_nikluge.json"
+
+
+class _TaxonomyFile(msgspec.Struct, forbid_unknown_fields=True):
+    refs: list[str]
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    """A set of valid refs, where it came from (``source``: a path, or ``default``) and its SHA-256."""
+
+    name: str
+    refs: frozenset[str]
+    source: str
+    sha256: str
+
+
+def _parse(data: bytes, source: str, where: str) -> Taxonomy:
+    try:
+        decoded = msgspec.json.decode(data, type=_TaxonomyFile)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise InputError(f'{where}: not a taxonomy file ({exc}); expected {{"name": ..., "refs": ["entity#attribute", ...]}}') from None
+    refs = frozenset(norm_ref(ref) for ref in decoded.refs)
+    if not refs or "" in refs:
+        raise InputError(f"{where}: a taxonomy needs at least one ref and no empty one")
+    return Taxonomy(decoded.name, refs, source, hashlib.sha256(data).hexdigest())
+
+
+def default_taxonomy() -> Taxonomy:
+    """The shipped NIKLuge 2022 taxonomy."""
+    data = files("aggregator").joinpath("data", DEFAULT_NAME).read_bytes()
+    return _parse(data, "default", DEFAULT_NAME)
+
+
+def load_taxonomy(path: str | os.PathLike[str]) -> Taxonomy:
+    """A taxonomy file; :class:`InputError` (``file: reason``) when it cannot be read or is malformed."""
+    where = Path(path)
+    try:
+        data = where.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read the taxonomy ({exc.strerror or exc})") from None
+    return _parse(data, str(where), str(where))
+
+
+_IN_FORCE: Taxonomy = default_taxonomy()
+_VALID: frozenset[str] = _IN_FORCE.refs
+
+
+def use_taxonomy(path: str | os.PathLike[str] | None) -> Taxonomy:
+    """Put the taxonomy of ``path`` (None: the default) in force and return it."""
+    global _IN_FORCE, _VALID
+    _IN_FORCE = default_taxonomy() if path is None else load_taxonomy(path)
+    _VALID = _IN_FORCE.refs
+    return _IN_FORCE
+
+
+def taxonomy_in_force() -> Taxonomy:
+    return _IN_FORCE
 
 
 def is_valid_ref(ref: str) -> bool:
-    """True when a normalized ref is one of the taxonomy's ``entity#attribute`` keys."""
-    return ref in VALID_REFS
+    """True when a normalized ref is one of the taxonomy's keys."""
+    return ref in _VALID

@@ -16,6 +16,8 @@ spreadsheet (``=``, ``+``, ``-``, ``@``, tab, carriage return). Each place escap
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from typing import TYPE_CHECKING
 
@@ -64,6 +66,24 @@ def md_text(text: str) -> str:
 def spreadsheet_cell(text: str) -> str:
     """``'`` + ``text`` when a spreadsheet would read ``text`` as a formula, else ``text``."""
     return FORMULA_PREFIX + text if text[:1] and text[0] in FORMULA_STARTS else text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def spreadsheet_safe_csv(data: bytes) -> bytes:
+    """A small CSV file with :func:`spreadsheet_cell` applied to every cell that is not a number
+    (``-0.25`` stays a number); the same layout otherwise."""
+    rows = csv.reader(io.StringIO(data.decode("utf-8"), newline=""))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerows([cell if _is_number(cell) else spreadsheet_cell(cell) for cell in row] for row in rows)
+    return buffer.getvalue().encode("utf-8")
 
 
 def spreadsheet_safe_columns(table: pl.DataFrame) -> pl.DataFrame:

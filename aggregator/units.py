@@ -70,6 +70,12 @@ def surface_key(term: str) -> str:
     return norm_term(term)
 
 
+def ref_copies_term(ref: str, term: str) -> bool:
+    """The ref is the tuple's own term (a pipeline that fills ``aspect_ref`` with the surface
+    term): equal once the ref is normalized as a term is."""
+    return bool(ref) and surface_key(norm_term(ref)) == surface_key(term)
+
+
 def is_explicit(t: EvalTuple) -> bool:
     """The tuple names its aspect in the sentence: its surface key is non-empty."""
     return surface_key(t.aspect_term) != ""
@@ -116,13 +122,38 @@ def match_surface(pred: frozenset[Pair], gold: frozenset[Pair]) -> Counts:
     return Counts(tp, len(pred) - tp, len(gold) - tp)
 
 
+def matched_exact(pred: frozenset[Pair], gold: frozenset[Pair]) -> tuple[frozenset[Pair], frozenset[Pair]]:
+    """The pairs :func:`match_exact` counts as true positives: ``pred ∩ gold`` on both sides."""
+    both = pred & gold
+    return both, both
+
+
+def matched_surface(pred: frozenset[Pair], gold: frozenset[Pair]) -> tuple[frozenset[Pair], frozenset[Pair]]:
+    """The predicted and gold pairs :func:`match_surface` counts as true positives.
+
+    Exact matches first; then each implicit gold pair consumes the first (in sort order) predicted
+    pair of its polarity not matched exactly. Which pair that is does not change the counts.
+    """
+    exact = pred & frozenset(pair for pair in gold if pair[0])
+    pred_matched, gold_matched = set(exact), set(exact)
+    rest = sorted(pred - exact)
+    for implicit in sorted(pair for pair in gold if not pair[0]):
+        chosen = next((pair for pair in rest if pair[1] == implicit[1]), None)
+        if chosen is not None:
+            rest.remove(chosen)
+            pred_matched.add(chosen)
+            gold_matched.add(implicit)
+    return frozenset(pred_matched), frozenset(gold_matched)
+
+
 @dataclass(frozen=True)
 class Unit:
     """An evaluation unit: how to project a tuple set, how to match, and its edge cases.
 
     ``empty_gold_correct``: a sample with no gold pairs counts as correct when the
     prediction has no pairs either (otherwise it is never correct). ``micro_needs_gold``:
-    samples with no gold pairs add nothing to the micro sums.
+    samples with no gold pairs add nothing to the micro sums. ``matched``: which predicted and
+    gold pairs ``match`` counts as true positives (for marking them, e.g. in the report).
     """
 
     name: UnitName
@@ -131,6 +162,7 @@ class Unit:
     match: Callable[[frozenset, frozenset], Counts]
     empty_gold_correct: bool
     micro_needs_gold: bool
+    matched: Callable[[frozenset, frozenset], tuple[frozenset, frozenset]] = matched_exact
 
     def counts(self, pred: Iterable[EvalTuple], gold: Iterable[EvalTuple]) -> Counts:
         return self.match(self.project(pred), self.project(gold))
@@ -138,6 +170,6 @@ class Unit:
 
 UNITS: dict[UnitName, Unit] = {
     "refpol": Unit("refpol", "GoldUnit (Ref-F1)", gold_units, match_exact, False, False),
-    "otepol": Unit("otepol", "SurfaceUnit", surface_units, match_surface, False, False),
+    "otepol": Unit("otepol", "SurfaceUnit", surface_units, match_surface, False, False, matched_surface),
     "attrpol": Unit("attrpol", "attribute unit", attribute_units, match_exact, True, True),
 }

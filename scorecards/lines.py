@@ -42,24 +42,26 @@ def split_ranges(path: str, parts: int, min_part: int) -> list[tuple[int, int]]:
 
 
 def iter_lines(
-    handle: BinaryIO, start: int, end: int, on_bytes: Callable[[int], None] | None = None
+    handle: BinaryIO, start: int, end: int | None, on_bytes: Callable[[int], None] | None = None
 ) -> Iterator[Line]:
     """Yield every line in ``[start, end)`` without its ``\\n``, reading in blocks.
 
     Lines inside a block are zero-copy memoryviews of it, valid until the next line is
     asked for; a line that spans blocks is joined into bytes. The byte-order mark at
     offset 0 is removed. Memory holds one block plus the longest line. ``on_bytes``
-    (e.g. a progress bar) is called with each block's size.
+    (e.g. a progress bar) is called with each block's size. ``end`` None: to the end of
+    the stream (which need not be seekable then, e.g. decompressed data).
     """
-    handle.seek(start)
-    remaining = end - start
+    if start:
+        handle.seek(start)
+    remaining = end - start if end is not None else -1
     tail = b""
     first = start == 0
-    while remaining > 0:
-        block = handle.read(min(BLOCK, remaining))
+    while remaining:
+        block = handle.read(min(BLOCK, remaining) if remaining > 0 else BLOCK)
         if not block:
             break
-        remaining -= len(block)
+        remaining = max(remaining - len(block), 0) if remaining > 0 else -1
         if on_bytes is not None:
             on_bytes(len(block))
         if first and block.startswith(BOM):

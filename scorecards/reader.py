@@ -22,6 +22,7 @@ from typing import Generic, TypeVar
 
 import msgspec
 
+from scorecards.compressed import compression_of, corrupt, open_stream
 from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP, BadLine, BadLineError, InputError, quoted
 from scorecards.lines import Line, is_blank, iter_lines, most_ranges, split_ranges
 from scorecards.record import BadRow, SampleRecord, to_record
@@ -33,6 +34,8 @@ Identity = tuple[str, str, str, int]
 """(run id, split, sample key, line) of a row: a sample is (run id, split, sample key)."""
 
 SCORECARDS_NAME = "scorecards.jsonl"
+SCORECARDS_NAMES = (SCORECARDS_NAME, f"{SCORECARDS_NAME}.gz", f"{SCORECARDS_NAME}.zst")
+"""What a run directory's scorecards file may be called, in order of preference."""
 MIN_PART_BYTES = 8 << 20
 MAX_PART_BYTES = 4 << 20
 MAX_DEFAULT_WORKERS = 4
@@ -54,16 +57,26 @@ def range_count(size: int, processes: int) -> int:
 
 
 def decoded_serially(path: Path) -> bool:
-    """An input too small for two ranges of :data:`MIN_PART_BYTES` is decoded by one process."""
-    return most_ranges(path.stat().st_size, 2, MIN_PART_BYTES) == 1
+    """An input too small for two ranges of :data:`MIN_PART_BYTES`, or compressed, is decoded by one process."""
+    return most_ranges(path.stat().st_size, 2, MIN_PART_BYTES) == 1 or compression_of(str(path)) is not None
+
+
+def input_ranges(path: Path, workers: int | None) -> list[tuple[int, int | None]]:
+    """The byte ranges the decoders take: a plain file cut at line boundaries, a compressed one
+    whole (``(0, None)``: to the end of its decompressed stream)."""
+    if compression_of(str(path)) is not None:
+        return [(0, None)]
+    parts = range_count(path.stat().st_size, process_limit(workers))
+    return list(split_ranges(str(path), parts, min(MIN_PART_BYTES, MAX_PART_BYTES // 2)))
 
 
 def resolve_input(path: str | os.PathLike[str]) -> Path:
-    """A run directory -> its ``scorecards.jsonl``; a file -> itself. Raises :class:`InputError`."""
+    """A run directory -> its ``scorecards.jsonl`` (or ``.jsonl.gz``, ``.jsonl.zst``); a file -> itself.
+    Raises :class:`InputError`."""
     given = Path(path)
     if given.is_dir():
-        candidate = given / SCORECARDS_NAME
-        if not candidate.exists():
+        candidate = next((given / name for name in SCORECARDS_NAMES if (given / name).exists()), None)
+        if candidate is None:
             hint = "give the file's path if named otherwise"
             raise InputError(f"{given}: run directory has no {SCORECARDS_NAME} ({hint})")
         given = candidate
@@ -144,14 +157,15 @@ def paused_gc() -> Iterator[None]:
 def read_range(
     path: str,
     start: int,
-    end: int,
+    end: int | None,
     run_id: str,
     skip_bad_lines: bool,
     transform: Callable[[SampleRecord], T],
     on_bytes: Callable[[int], None] | None = None,
     here: bool = False,
 ) -> Chunk[T]:
-    """Decode the lines of ``[start, end)``; stop at the first bad one unless skipping.
+    """Decode the lines of ``[start, end)`` (``end`` None: a compressed file's whole stream);
+    stop at the first bad one unless skipping.
 
     The cyclic garbage collector is paused meanwhile: decoded rows hold no cycles, and
     its passes over the many small objects cost a fifth of the time. ``here``: this is
@@ -162,28 +176,35 @@ def read_range(
     pack = getattr(transform, "pack", None)
     load = getattr(transform, "load", None) if here else None
     rows: list[object] = chunk.items if pack is None else []  # type: ignore[assignment]
-    with open(path, "rb") as handle:
-        for local, raw in enumerate(iter_lines(handle, start, end, on_bytes), 1):
-            chunk.lines = local
-            if is_blank(raw):
-                continue
-            chunk.rows += 1
-            try:
-                record = to_record(decode_row(raw, decoder), local, run_id)
-            except BadRow as exc:
-                if not skip_bad_lines:
-                    chunk.error = (local, str(exc))
-                    break
-                chunk.skipped.append((local, str(exc)))
-                continue
-            rows.append(transform(record))
-            if pack is None:
-                chunk.ids.append((record.run_id, record.split, record.sample_key, local))
-            else:
-                chunk.row_lines.append(local)
-            if pack is not None and len(rows) == PACK_ROWS:
-                chunk.items.append(pack(rows) if load is None else load(pack(rows)))
-                rows = []
+    try:
+        with open_stream(path, on_bytes) as (handle, compressed):
+            lines = iter_lines(handle, start, end, None if compressed else on_bytes)
+            for local, raw in enumerate(lines, 1):
+                chunk.lines = local
+                if is_blank(raw):
+                    continue
+                chunk.rows += 1
+                try:
+                    record = to_record(decode_row(raw, decoder), local, run_id)
+                except BadRow as exc:
+                    if not skip_bad_lines:
+                        chunk.error = (local, str(exc))
+                        break
+                    chunk.skipped.append((local, str(exc)))
+                    continue
+                rows.append(transform(record))
+                if pack is None:
+                    chunk.ids.append((record.run_id, record.split, record.sample_key, local))
+                else:
+                    chunk.row_lines.append(local)
+                if pack is not None and len(rows) == PACK_ROWS:
+                    chunk.items.append(pack(rows) if load is None else load(pack(rows)))
+                    rows = []
+    except Exception as exc:
+        damaged = corrupt(path, exc)
+        if damaged is None:
+            raise
+        raise damaged from None
     if pack is not None and rows:
         chunk.items.append(pack(rows) if load is None else load(pack(rows)))
     return chunk
@@ -307,10 +328,8 @@ class PendingRead(Generic[T]):
         self._transform = transform
         self._on_bytes = on_bytes
         self._run_id = default_run_id(path)
-        processes = process_limit(workers)
-        parts = range_count(path.stat().st_size, processes)
-        self._ranges = split_ranges(str(path), parts, min(MIN_PART_BYTES, MAX_PART_BYTES // 2))
-        self._processes = min(processes, len(self._ranges))
+        self._ranges = input_ranges(path, workers)
+        self._processes = min(process_limit(workers), len(self._ranges))
         self._pool: ProcessPoolExecutor | None = None
         self._futures: list[Future[Chunk[T]]] = []
         if len(self._ranges) > 1:

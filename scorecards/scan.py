@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import BinaryIO
 from dataclasses import dataclass, field
 
+from scorecards.compressed import compression_of, open_stream
 from scorecards.lines import BLOCK, iter_lines
 
 
@@ -71,10 +73,10 @@ def whole_chars(block: bytes) -> int:
 
 
 def invalid_lines(path: str, *, first_only: bool) -> dict[int, str]:
-    """Every line of ``path`` that is not UTF-8 (or the first), read line by line."""
+    """Every line of ``path`` (decompressed) that is not UTF-8 (or the first), read line by line."""
     invalid: dict[int, str] = {}
-    with open(path, "rb") as handle:
-        for number, line in enumerate(iter_lines(handle, 0, os.fstat(handle.fileno()).st_size), 1):
+    with open_stream(path) as (handle, _):
+        for number, line in enumerate(iter_lines(handle, 0, None), 1):
             reason = utf8_error(line)
             if reason is not None:
                 invalid[number] = reason
@@ -104,17 +106,40 @@ def char_blocks(fd: int, size: int) -> Iterator[bytes]:
         offset += len(block)
 
 
+def stream_char_blocks(stream: BinaryIO) -> Iterator[bytes]:
+    """A stream's bytes in blocks, each cut before a multi-byte character straddling its end
+    (the cut bytes start the next block), as :func:`char_blocks` for a file."""
+    carry = b""
+    while block := stream.read(BLOCK):
+        block = carry + block
+        cut = whole_chars(block)
+        carry = block[cut:]
+        yield block[:cut]
+    if carry:
+        yield carry
+
+
 def scan_file(path: str, *, first_only: bool = False) -> FileScan:
-    """Hash ``path`` and find its lines that are not UTF-8 (only the first with ``first_only``)."""
+    """Hash ``path`` and find its lines that are not UTF-8 (only the first with ``first_only``).
+
+    A compressed file is hashed as it is on disk and checked as decompressed.
+    """
     import hashlib  # here, in the reader's thread: not on the path to forking the decoders
 
     digest = hashlib.sha256()
     valid = True
-    with open(path, "rb") as handle:
-        fd = handle.fileno()
-        for block in char_blocks(fd, os.fstat(fd).st_size):
-            digest.update(block)
-            valid = valid and is_utf8(block)
+    if compression_of(path) is not None:
+        with open(path, "rb") as raw:
+            while block := raw.read(BLOCK):
+                digest.update(block)
+        with open_stream(path) as (stream, _):
+            valid = all(is_utf8(block) for block in stream_char_blocks(stream))
+    else:
+        with open(path, "rb") as handle:
+            fd = handle.fileno()
+            for block in char_blocks(fd, os.fstat(fd).st_size):
+                digest.update(block)
+                valid = valid and is_utf8(block)
     if valid:
         return FileScan(digest.hexdigest())
     return FileScan(digest.hexdigest(), invalid_lines(path, first_only=first_only))

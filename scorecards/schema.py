@@ -74,6 +74,7 @@ class Meta(msgspec.Struct, gc=False):
     invalid_ref_count: Any = None
     invalid_language_count: Any = None
     invalid_target_count: Any = None
+    input_text: Any = None
 
 
 class Row(msgspec.Struct, gc=False):

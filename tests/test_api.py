@@ -142,3 +142,22 @@ def test_comparison_result_is_a_typed_read_only_model() -> None:
     assert set(result.to_dict()) >= {"runs", "conditions", "paired", "flips", "self_consistency", "baseline"}
     with pytest.raises(ValidationError):
         result.baseline = "other"  # type: ignore[misc]
+
+
+def test_the_exceptions_of_the_api_are_importable_from_aggregator(tmp_path: Path) -> None:
+    from aggregator import InputError, OutputError, UnknownFamily, UnknownMetric, UnknownWarningCode
+
+    assert set(aggregator.__all__) >= {"InputError", "BadLineError", "OutputError", "UnknownMetric", "UnknownFamily",
+                                       "UnknownWarningCode"}
+    with pytest.raises(InputError):
+        aggregate_run(tmp_path / "missing")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OutputError):
+        aggregate_run(RUNS / "cr_n50_m1_v2__seed42", outdir=blocker / "out")
+    with pytest.raises(UnknownMetric):
+        aggregate_run(RUNS / "cr_n50_m1_v2__seed42").metric("tuple_f1_s9")
+    with pytest.raises(UnknownFamily):
+        aggregate_run(RUNS / "cr_n50_m1_v2__seed42", families=["nope"])
+    with pytest.raises(UnknownWarningCode):
+        aggregate_run(RUNS / "cr_n50_m1_v2__seed42", allow=["nope"])

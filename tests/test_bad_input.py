@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 from aggregator.cli import cli
 from tests.conftest import run_cli, write_lines
 from tests.scorecard_rows import dumps, item, row
+from tests.outcomes import but_warnings
 
 GOOD = dumps(row("k1", gold=[item("본품#품질", "향")], final=[item("본품#품질", "향")]))
 DEEP = 100_000
@@ -87,7 +88,7 @@ def bad_file(tmp_path: Path, line: bytes) -> Path:
 
 def assert_one_error_line(result: Result, prefix: str, reason: str) -> None:
     assert result.exit_code == 2, (result.output, result.exception)
-    lines = result.stderr.splitlines()
+    lines = but_warnings(result.stderr)
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"aggregate: error: {prefix}"), lines[0]
     assert re.search(reason, lines[0][len(f"aggregate: error: {prefix}"):]), lines[0]
@@ -111,7 +112,7 @@ def test_skip_bad_lines_skips_and_reports(tmp_path: Path, case: str) -> None:
     out = tmp_path / "out"
     result = invoke(path, "--outdir", out, "--skip-bad-lines", "--quiet")
     assert result.exit_code == 0, (result.stderr, result.exception)
-    lines = result.stderr.splitlines()
+    lines = but_warnings(result.stderr)
     assert lines[0] == "aggregate: skipped 1 bad line(s):"
     assert lines[1].startswith(f"  {path}:3: ") and re.search(reason, lines[1])
     assert len(lines) == 2
@@ -141,7 +142,7 @@ def test_many_skipped_lines_show_the_first_few_and_list_all(tmp_path: Path) -> N
     path = write_lines(tmp_path / "s.jsonl", lines)
     result = invoke(path, "--outdir", tmp_path / "out", "--skip-bad-lines", "--quiet")
     assert result.exit_code == 0
-    err = result.stderr.splitlines()
+    err = but_warnings(result.stderr)
     assert err[0] == "aggregate: skipped 8 bad line(s):"
     assert [e.split(": ")[0] for e in err[1:6]] == [f"  {path}:{n}" for n in range(2, 7)]
     assert err[6] == "  ... and 3 more (listed in run_metadata.json)" and len(err) == 7
@@ -154,7 +155,7 @@ def test_skip_keeps_the_first_of_duplicate_rows(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "s.jsonl", [GOOD, other])
     result = invoke(path, "--outdir", tmp_path / "out", "--skip-bad-lines", "--json")
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["metrics"]["tuple_f1_s2"] == 1.0
+    assert json.loads(result.stdout)["runs"][0]["metrics"]["tuple_f1_s2"] == 1.0
 
 
 # --- structural problems stay errors -------------------------------------------------------------
@@ -207,10 +208,10 @@ def test_fine_input_forms_are_accepted(tmp_path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + b"\n".join(rows))
     result = invoke(path, "--outdir", tmp_path / "out", "--json")
     assert result.exit_code == 0, result.stderr
-    payload = json.loads(result.stdout)
+    [payload] = json.loads(result.stdout)["runs"]
     assert (payload["rows_aggregated"], payload["rows_skipped"]) == (6, 0)
     assert payload["metrics"]["N_gold"] == 3
-    assert result.stderr == ""
+    assert but_warnings(result.stderr) == []
 
 
 @pytest.mark.slow
@@ -219,7 +220,7 @@ def test_a_line_of_tens_of_megabytes_is_fine(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "s.jsonl", [GOOD, huge])
     done = run_cli(path, "--outdir", tmp_path / "out", "--json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["rows_aggregated"] == 2
+    assert json.loads(done.stdout)["runs"][0]["rows_aggregated"] == 2
 
 
 # --- a real process prints no traceback ----------------------------------------------------------

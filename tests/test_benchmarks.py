@@ -58,6 +58,13 @@ def test_each_script_rewrites_only_its_section_of_results(tmp_path: Path) -> Non
     assert text.index("second table") < text.index("scanner table")
 
 
+def test_bench_score_runs_on_small_inputs() -> None:
+    done = run("bench_score.py", "--sentences", "40", "--repeat", "1")
+    assert done.returncode == 0, done.stderr
+    for row in ("| acos | official | --outdir | 1 |", "| aste | aste-gas-fixed | --json | 1 |", "| semeval14 |"):
+        assert row in done.stdout, done.stdout
+
+
 def test_bench_families_runs_on_a_small_generated_input(tmp_path: Path) -> None:
     done = run("bench_families.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr

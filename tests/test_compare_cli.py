@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from aggregator.compare.api import compare_runs
 from aggregator.compare.files import comparison_files
+from aggregator.metrics.structural import STRUCTURAL
 from tests.conftest import RUNS, run_cli
 
 ALL_RUNS = sorted(RUNS.iterdir())
@@ -43,16 +45,47 @@ def test_all_thirteen_runs(full: Path) -> None:
     assert FILES <= {p.name for p in full.iterdir()}
     runs = read_csv(full / "runs.csv")
     assert len(runs) == 1 + 13 and runs[0][:3] == ["run_id", "condition", "seed"]
-    conditions = {r["condition"]: r for r in csv.DictReader(open(full / "conditions.csv", encoding="utf-8"))}
+    rows = list(csv.DictReader(open(full / "conditions.csv", encoding="utf-8")))
+    assert len(rows) == 3 * len(STRUCTURAL)
+    conditions = {r["condition"]: r for r in rows}
     assert {c: (r["n_runs"], r["seeds"]) for c, r in conditions.items()} == {
         "cr_n50_m0_v2": ("3", "42 123 456"),
         "cr_n50_m1_v2": ("5", "42 101 123 456 789"),
         "cr_n50_m2_v2": ("5", "42 101 123 456 789"),
     }
     paired = list(csv.DictReader(open(full / "paired.csv", encoding="utf-8")))
-    assert len(paired) == 2 * 3 * 2 and {r["condition_a"] for r in paired} == {"cr_n50_m0_v2"}
+    assert len(paired) == 2 * len(STRUCTURAL) and {r["condition_a"] for r in paired} == {"cr_n50_m0_v2"}
     markdown = (full / "comparison.md").read_text(encoding="utf-8")
     assert "cr_n50_m0_v2 lacks seed(s) 101, 789" in markdown and "All 50 samples are present" in markdown
+
+
+def test_conditions_csv_summarises_every_column_of_runs_csv(full: Path) -> None:
+    runs = list(csv.DictReader(open(full / "runs.csv", encoding="utf-8")))
+    rows = list(csv.DictReader(open(full / "conditions.csv", encoding="utf-8")))
+    assert {r["metric"] for r in rows} == set(STRUCTURAL.names) == set(runs[0]) - {"run_id", "condition", "seed"}
+    for row in rows:
+        if STRUCTURAL[row["metric"]].kind == "str":
+            continue
+        values = [float(r[row["metric"]] == "True" if r[row["metric"]] in ("True", "False") else r[row["metric"]])
+                  for r in runs if r["condition"] == row["condition"] and r[row["metric"]] != ""]
+        assert int(row["n_defined"]) == len(values)
+        if not values:
+            assert row["mean"] == row["sd"] == row["min"] == row["max"] == ""
+            continue
+        assert float(row["mean"]) == pytest.approx(statistics.fmean(values), rel=1e-12, abs=1e-15)
+        assert (float(row["min"]), float(row["max"])) == (min(values), max(values))
+        if len(values) < 2:
+            assert row["sd"] == ""
+        else:
+            assert float(row["sd"]) == pytest.approx(statistics.stdev(values), rel=1e-9, abs=1e-15)
+
+
+def test_every_paired_interval_excludes_zero_exactly_when_p_is_below_005(full: Path) -> None:
+    rows = [r for r in csv.DictReader(open(full / "paired.csv", encoding="utf-8")) if r["p_value"]]
+    assert len(rows) > 300
+    for r in rows:
+        excludes = float(r["ci_low"]) > 0 or float(r["ci_high"]) < 0
+        assert excludes == (float(r["p_value"]) < 0.05), r["metric"]
 
 
 def test_every_runs_csv_row_is_that_runs_own_structural_metrics_csv(full: Path, tmp_path: Path) -> None:

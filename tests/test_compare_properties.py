@@ -54,12 +54,11 @@ def test_a_condition_compared_with_itself(runs: list[Run], condition: str, count
     copies = [as_condition(r, "zz_copy") for r in chosen]
     others = [r for r in runs if r.condition != condition]
     result = compare_loaded(others + chosen + copies, resamples=RESAMPLES, seed=seed, baseline="zz_copy")
-    own = result.paired.filter(condition_b=condition)
-    assert own.height == 6
-    assert own.get_column("delta").to_list() == [0.0] * 6
-    assert own.get_column("ci_low").to_list() == [0.0] * 6
-    assert own.get_column("ci_high").to_list() == [0.0] * 6
-    assert own.get_column("p_value").to_list() == [1.0] * 6
+    own = result.paired.filter(condition_b=condition).drop_nulls("delta")
+    assert own.height > 150
+    assert set(own.get_column("delta").to_list()) == {0.0}
+    assert set(own.get_column("ci_low").to_list()) == {0.0} == set(own.get_column("ci_high").to_list())
+    assert set(own.get_column("p_value").to_list()) == {1.0}
     flips = result.flips.filter(condition_a=condition, condition_b="zz_copy")
     assert flips.get_column("only_a").to_list() == [0, 0, 0] == flips.get_column("only_b").to_list()
 
@@ -73,34 +72,51 @@ def test_run_order_changes_nothing(runs: list[Run], order: list[int], seed: int)
 
 
 @FAST
-@given(st.lists(st.integers(0, len(NAMES) - 1), min_size=1, unique=True))
-def test_condition_summaries_are_those_of_the_per_run_values(runs: list[Run], picked: list[int]) -> None:
-    result = compare_loaded([runs[i] for i in picked], resamples=RESAMPLES, seed=0)
+@given(st.lists(st.integers(0, len(NAMES) - 1), min_size=1, unique=True), st.sampled_from([0, 1]))
+def test_condition_summaries_are_those_of_the_per_run_values(runs: list[Run], picked: list[int], ddof: int) -> None:
+    result = compare_loaded([runs[i] for i in picked], resamples=RESAMPLES, seed=0, ddof=ddof)
+    assert result.conditions.height == len(set(result.runs.get_column("condition"))) * len(STRUCTURAL)
     for row in result.conditions.iter_rows(named=True):
         members = result.runs.filter(condition=row["condition"]).sort("seed")
         assert row["n_runs"] == members.height
         assert row["seeds"] == members.get_column("seed").to_list()
-        for metric in HEADLINE:
-            values = [v for v in members.get_column(metric).to_list() if v is not None]
-            if not values:
-                assert row[f"{metric}_mean"] is None
-                continue
-            assert row[f"{metric}_mean"] == pytest.approx(statistics.fmean(values), rel=1e-12, abs=1e-15)
-            assert row[f"{metric}_min"] == min(values) and row[f"{metric}_max"] == max(values)
-            if len(values) == 1:
-                assert row[f"{metric}_std"] is None
-            else:
-                assert row[f"{metric}_std"] == pytest.approx(statistics.stdev(values), rel=1e-9, abs=1e-15)
+        raw = [v for v in members.get_column(row["metric"]).to_list() if v is not None]
+        assert row["n_defined"] == len(raw)
+        if STRUCTURAL[row["metric"]].kind == "str":
+            assert row["mean"] is None and row["pooled"] is None
+            continue
+        values = [float(v) for v in raw]
+        if not values:
+            assert row["mean"] is None and row["sd"] is None
+            continue
+        assert row["mean"] == pytest.approx(statistics.fmean(values), rel=1e-12, abs=1e-15)
+        assert row["min"] == min(values) and row["max"] == max(values)
+        if len(values) - ddof < 1:
+            assert row["sd"] is None
+        else:
+            assert row["sd"] == pytest.approx(float(np.std(values, ddof=ddof)), rel=1e-9, abs=1e-15)
 
 
 def test_paired_means_match_condition_means_when_no_sample_is_missing(runs: list[Run]) -> None:
     result = compare_loaded(runs, resamples=RESAMPLES, seed=0)
-    conditions = {r["condition"]: r for r in result.conditions.iter_rows(named=True)}
-    for row in result.paired.filter(statistic="f1_s2").iter_rows(named=True):
-        suffix = "" if row["unit"] == "refpol" else f"_{row['unit']}"
+    conditions = {(r["condition"], r["metric"]): r for r in result.conditions.iter_rows(named=True)}
+    checked = 0
+    for row in result.paired.drop_nulls("delta").iter_rows(named=True):
         for side in ("a", "b"):
-            expected = conditions[row[f"condition_{side}"]][f"tuple_f1_s2{suffix}_mean"]
+            expected = conditions[(row[f"condition_{side}"], row["metric"])]["mean"]
             assert row[f"mean_{side}"] == pytest.approx(expected, abs=1e-12)
+        assert row["delta"] == pytest.approx(row["mean_b"] - row["mean_a"], abs=1e-12)
+        checked += 1
+    assert checked > 300
+
+
+def test_every_interval_excludes_zero_exactly_when_p_is_below_005(runs: list[Run]) -> None:
+    result = compare_loaded(runs, resamples=RESAMPLES, seed=3)
+    rows = result.paired.drop_nulls("p_value")
+    excludes = (rows.get_column("ci_low") > 0) | (rows.get_column("ci_high") < 0)
+    assert (excludes == (rows.get_column("p_value") < 0.05)).all()
+    inside = rows.filter((pl.col("ci_low") <= pl.col("delta")) & (pl.col("delta") <= pl.col("ci_high")))
+    assert inside.height == rows.height
 
 
 def test_missing_samples_are_counted_and_reported(runs: list[Run]) -> None:
@@ -110,7 +126,8 @@ def test_missing_samples_are_counted_and_reported(runs: list[Run]) -> None:
     assert result.missing_samples.get_column("sample_key").to_list() == sorted(keys)
     assert result.missing_samples.get_column("missing_from").to_list() == [[runs[2].run_id]] * 3
     m0_vs_m1 = result.paired.filter(condition_b="cr_n50_m1_v2")
-    assert m0_vs_m1.get_column("n_samples").unique().to_list() == [50]
+    assert m0_vs_m1.get_column("n_samples").unique().to_list() == [47]
+    assert m0_vs_m1.get_column("n_partial").unique().to_list() == [3]
     assert any("3 of 50 samples are missing" in note for note in result.notes)
     merged = result.per_sample.filter(pl.col("sample_key").is_in(keys))
     assert merged.get_column("n_runs").to_list() == [4, 4, 4]
@@ -137,8 +154,8 @@ def test_tuple_agreement_and_jaccard_follow_their_definitions(runs: list[Run]) -
 
     result = compare_loaded([with_sets(a, 0), with_sets(b, 1)], resamples=RESAMPLES, seed=0)
     row = result.self_consistency.row(0, named=True)
-    assert (row["n_samples"], row["n_trials"]) == (3, 2)
-    assert row["tuple_agreement_rate"] == pytest.approx(2 / 3)
+    assert (row["n_samples"], row["cross_run_max_runs"]) == (3, 2)
+    assert row["cross_run_tuple_agreement"] == pytest.approx(2 / 3)
     assert row["mean_jaccard"] == pytest.approx((1 / 3 + 1 + 1) / 3)
 
 

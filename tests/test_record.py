@@ -295,7 +295,9 @@ def test_polarity_defaulted_is_a_warning_in_run_metadata(tmp_path: Path) -> None
     done = run_cli(path, "--outdir", tmp_path / "out", "--quiet")
     assert done.returncode == 0, done.stderr
     metadata = json.loads((tmp_path / "out" / "run_metadata.json").read_text())
-    assert metadata["warnings"]["polarity_defaulted"] == 3
+    assert metadata["counts"]["polarity_defaulted"] == 3
+    [warning] = [w for w in metadata["warnings"] if w["code"] == "polarity_defaulted"]
+    assert warning["count"] == 3
 
 
 # --- order, duplicates, profiles ----------------------------------------------------------------

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+import scorecards.compressed
 import scorecards.lines
 import scorecards.reader
 from aggregator import aggregate_run
@@ -153,6 +154,7 @@ def test_an_input_that_fails_once_checked(run_copy: Path, tmp_path: Path, monkey
     """Permission lost, or an I/O error, after the input was found readable."""
     monkeypatch.setattr(scorecards.reader, "open", opener, raising=False)
     monkeypatch.setattr(scorecards.lines, "open", opener, raising=False)
+    monkeypatch.setattr(scorecards.compressed, "open", opener, raising=False)
     message = error_line(invoke(run_copy, "--outdir", tmp_path / "out", "--workers", "1"), tmp_path / "out", hint,
                          "check the path and its permissions")
     assert message.startswith(start.format(file=run_copy / "scorecards.jsonl")), message

@@ -106,7 +106,7 @@ def test_nothing_printed_to_the_terminal_holds_a_control_character(hostile: list
         assert "Traceback" not in done.stderr, done.stderr
         assert only_printable(done.stdout) and only_printable(done.stderr), (done.stdout + done.stderr)[:500]
     assert printable(TERMINAL) in outputs[0].stdout and printable(TERMINAL) in outputs[1].stderr
-    assert json.loads(outputs[2].stdout)["run_ids"] == [f"{FORMULAS[0]}{TERMINAL}__seed0"]
+    assert json.loads(outputs[2].stdout)["runs"][0]["run_ids"] == [f"{FORMULAS[0]}{TERMINAL}__seed0"]
     assert outputs[5].returncode == 2 and printable(TERMINAL) in outputs[5].stderr
 
 
@@ -128,7 +128,7 @@ def test_markdown_tables_keep_their_shape_whatever_the_names(hostile: list[Path]
     assert run_cli(hostile[1], "--outdir", tmp_path / "run", "--quiet").returncode == 0
     comparison = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
     blocks = table_blocks(comparison)
-    assert len(blocks) >= 5
+    assert len(blocks) >= 3
     for block in blocks:
         assert all(TABLE_ROW.match(line) and columns(line) == columns(block[0]) for line in block), block
     headings = [line for line in comparison.split("\n") if line.startswith("#")]

@@ -62,8 +62,8 @@ def test_a_directory_in_an_outputs_place_changes_no_output(previous: Path, block
 def test_a_directory_in_place_of_the_comparison_report_changes_no_output(tmp_path: Path) -> None:
     outdir = tmp_path / "comparison"
     assert run_cli("compare", *COMPARED, "--outdir", outdir, "--resamples", "20", "-q").returncode == 0
-    (outdir / "report.html").unlink()
-    (outdir / "report.html").mkdir()
+    (outdir / "comparison_report.html").unlink()
+    (outdir / "comparison_report.html").mkdir()
     before = tree(outdir)
     one_error_line(run_cli("compare", *COMPARED, "--outdir", outdir, "--resamples", "30", "--seed", "1", "-q"))
     assert tree(outdir) == before

@@ -94,8 +94,10 @@ def test_a_huge_term_is_cut_in_the_report_and_whole_in_the_tables(tmp_path: Path
 def test_many_tuples_in_one_cell_are_cut_with_a_count(tmp_path: Path) -> None:
     tuples = [[f"ref{i}", "x" * 150, "positive"] for i in range(400)]
     table = pl.DataFrame({"sample_key": ["k"], "run_id": ["r"], "gold_tuples": [json.dumps(tuples)],
-                          "stage1_tuples": ["[]"], "final_tuples": ["[]"], "has_gold": [True], "changed": [False]})
-    cell = json.loads(samples._cut_texts(table).get_column("gold_tuples")[0])
+                          "stage1_tuples": ["[]"], "final_tuples": ["[]"]})
+    cut, shortened = samples._cut_texts(table)
+    cell = json.loads(cut.get_column("gold_tuples")[0])
+    assert shortened["gold_tuples"] == [True] and shortened["final_tuples"] == [False]
     assert len(cell) == samples.MAX_TUPLES + 1 and cell[-1][1] == f"{400 - samples.MAX_TUPLES} more tuples in per_sample.parquet"
 
 
@@ -105,9 +107,9 @@ def test_the_byte_budget_holds_for_texts_that_grow_when_escaped(key: str, rows: 
     """Keys made of characters JSON and the page escape six-fold still fit the budget (here 40 KB)."""
     budget = 40 << 10
     table = pl.DataFrame({
-        "sample_key": [f"{key}{i}" for i in range(rows)], "run_id": ["r"] * rows,
+        "sample_key": [f"{key}{i}" for i in range(rows)], "run_id": ["r"] * rows, "input_text": [key * 3] * rows,
         **{c: [json.dumps([["<&>", key, "positive"]])] * rows for c in samples.TUPLE_COLUMNS.values()},
-        "has_gold": [True] * rows, "changed": [False] * rows,
+        "has_gold": [True] * rows,
     })
     old = samples.MAX_SAMPLE_BYTES
     samples.MAX_SAMPLE_BYTES = budget

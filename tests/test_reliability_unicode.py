@@ -3,7 +3,8 @@
 A predicted term that differs from a gold term only by its Unicode normalization form (NFC
 against NFD, precomposed Hangul against jamo) or by invisible format characters (zero-width
 space, soft hyphen, BOM) still counts as a miss, exactly as in the research tool; the number
-of such near matches is reported in ``run_metadata.json`` ``warnings`` and on stderr.
+of such near matches is in ``run_metadata.json`` ``counts`` and raises the coded warning
+``unicode_near_matches`` (stderr, ``warnings``, the reports).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aggregator.lookalikes import SAFE, WARNING, fold, near_matches
+from aggregator.lookalikes import NEAR_MATCHES, SAFE, fold, near_matches
 from aggregator.pipeline import evaluate_run
 from tests.conftest import RUNS, run_cli
 from tests.scorecard_rows import item, row, write_rows
@@ -41,11 +42,13 @@ def test_near_matches_are_misses_and_are_counted(tmp_path: Path) -> None:
     path = lookalike_run(tmp_path / "run")
     done = run_cli(path, "--outdir", tmp_path / "out", "--quiet")
     assert done.returncode == 0, done.stderr
-    warnings = json.loads((tmp_path / "out" / "run_metadata.json").read_text())["warnings"]
-    assert warnings[WARNING] == 4 * 2  # four samples, stage 1 and final
-    assert done.stderr.splitlines() == [
-        "aggregate: warning: 8 predicted aspect term(s) equal a gold term only after Unicode NFC normalization "
-        "or removing invisible characters, and count as misses (see docs/reliability.md)"
+    metadata = json.loads((tmp_path / "out" / "run_metadata.json").read_text())
+    assert metadata["counts"][NEAR_MATCHES] == 4 * 2  # four samples, stage 1 and final
+    raised = {w["code"]: w for w in metadata["warnings"]}
+    assert raised[NEAR_MATCHES]["count"] == 8
+    assert [line for line in done.stderr.splitlines() if NEAR_MATCHES in line] == [
+        f"aggregate: warning: run: {NEAR_MATCHES}: 8 predicted aspect term(s) equal a gold term only after "
+        "Unicode NFC normalization or removing invisible characters, and count as misses"
     ]
     table = evaluate_run(path, workers=1).table
     matched = table.get_column("otepol_s2_tp").to_list()
@@ -54,8 +57,8 @@ def test_near_matches_are_misses_and_are_counted(tmp_path: Path) -> None:
 
 def test_a_clean_run_has_no_warning_line(tmp_path: Path) -> None:
     done = run_cli(RUNS / "cr_n50_m1_v2__seed42", "--outdir", tmp_path, "--quiet")
-    assert done.returncode == 0 and done.stderr == ""
-    assert json.loads((tmp_path / "run_metadata.json").read_text())["warnings"][WARNING] == 0
+    assert done.returncode == 0 and NEAR_MATCHES not in done.stderr
+    assert json.loads((tmp_path / "run_metadata.json").read_text())["counts"][NEAR_MATCHES] == 0
     assert near_matches(evaluate_run(RUNS / "cr_n50_m1_v2__seed42", workers=1).table) == 0
 
 

@@ -115,7 +115,7 @@ def test_run_id_markup_is_escaped_in_the_header(tmp_path: Path) -> None:
 def test_input_without_gold_says_so(tmp_path: Path) -> None:
     page = run_report(evaluate_run(CONFORMANCE / "nogold" / "scorecards.jsonl", workers=1))
     text = markup(page)
-    assert "No sample has gold" in text
+    assert "<code>gold_missing</code>: no sample has gold" in text
     assert ">N/A<" in text
 
 
@@ -162,7 +162,14 @@ def test_undefined_values_are_left_out_of_charts() -> None:
     assert [(v["unit"], v["stage"]) for v in values] == [("Ref", "Final"), ("Attr", "Final"), ("Attr", "Stage 1")]
     sides = {(v["unit"], v["stage"]): v["side"] for v in values}
     assert sides[("Attr", "Final")] == "left" and sides[("Attr", "Stage 1")] == "right"
+    assert sides[("Ref", "Final")] == "right"
     assert spec["$schema"].endswith("vega-lite/v5.json")
+
+
+def test_equal_stage_values_get_one_label_on_the_right() -> None:
+    rows = [{"unit": "Ref", "stage": "Stage 1", "f1": 0.0}, {"unit": "Ref", "stage": "Final", "f1": 0.0}]
+    sides = sorted(v["side"] for v in charts.stage_f1(rows, units=["Ref"])["data"]["values"])
+    assert sides == ["none", "right"]
 
 
 def test_shuffled_input_gives_the_same_page(tmp_path: Path) -> None:

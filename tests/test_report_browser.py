@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from aggregator.compare import compare_runs
-from aggregator.compare.markdown import mean_std, signed
+from aggregator.compare.markdown import interval, mean_sd
 from aggregator.outputs.cells import markdown_cell
 from aggregator.pipeline import evaluate_run
 from aggregator.report.run_report import run_report
+from tests.compare_grid import condition_name, write_grid
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.scorecard_rows import item, row, write_rows
 
@@ -120,6 +121,26 @@ def test_run_report_in_chromium(browser: object, tmp_path: Path) -> None:
     assert_clean(seen)
 
 
+def test_a_warned_run_shows_the_banner_and_greys_the_numbers_it_affects(browser: object, tmp_path: Path) -> None:
+    """A real run: Ref-F1 cannot be measured. The banner names the code, the Ref-F1 numbers are
+    greyed and marked, the Surface ones are not; the sample table marks tuples per unit."""
+    done = run_cli(RUNS / "cr_n50_m1_v2__seed42", "--outdir", tmp_path, "--quiet")
+    assert done.returncode == 0, done.stderr
+    seen = visit(browser, tmp_path / "report.html")
+    page = seen.page
+    assert "ref_unmeasurable" in page.inner_text(".warnings")  # type: ignore[attr-defined]
+    headline = page.locator("table.headline tbody tr")  # type: ignore[attr-defined]
+    assert headline.nth(0).locator("td.warned .mark").count() == 6
+    assert headline.nth(1).locator("td.warned").count() == 0
+    grey = headline.nth(0).locator("td.warned").first.evaluate("e => getComputedStyle(e).color")
+    assert grey == "rgb(140, 149, 159)"
+    screenshot(seen, "run_report_warnings")
+    assert page.locator("table.samples .tuple.in-gold").count() == 0  # type: ignore[attr-defined]
+    page.select_option("#sample-unit", "otepol")  # type: ignore[attr-defined]
+    assert page.locator("table.samples .tuple.in-gold").count() > 0  # type: ignore[attr-defined]
+    assert_clean(seen)
+
+
 def test_hostile_text_stays_text(browser: object, tmp_path: Path) -> None:
     path = write_rows(tmp_path / "run" / "scorecards.jsonl", [
         row(f"</script><b>{HOSTILE}", gold=[item("본품#일반", HOSTILE)], stage1=[item("본품#일반", HOSTILE)],
@@ -155,18 +176,47 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     done = run_cli("compare", *runs, "--outdir", tmp_path, "--quiet", "--resamples", "200")
     assert done.returncode == 0, done.stderr
     result = compare_runs(runs, resamples=200)
-    seen = visit(browser, tmp_path / "report.html")
+    seen = visit(browser, tmp_path / "comparison_report.html")
     page = seen.page
     text = page.inner_text("body")  # type: ignore[attr-defined]
-    for r in result.conditions.iter_rows(named=True):
-        assert mean_std(r, "tuple_f1_s2_otepol") in text
-    for r in result.paired.iter_rows(named=True):
-        assert f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]" in text
+    for r in result.conditions.filter(metric="tuple_f1_s2_otepol").iter_rows(named=True):
+        assert mean_sd(r) in text and interval(r["ci_low"], r["ci_high"]) in text
+    for r in result.paired.filter(metric="tuple_f1_s2_otepol").iter_rows(named=True):
+        assert interval(r["ci_low"], r["ci_high"], sign=True) in text
     assert page.locator("[data-chart] svg").count() == 2  # type: ignore[attr-defined]
     screenshot(seen, "comparison_report")
     page.select_option("[data-chart=conditions] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.select_option("[data-chart=paired] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.wait_for_timeout(200)  # type: ignore[attr-defined]
+    assert_clean(seen)
+
+
+@pytest.mark.parametrize(("conditions", "seeds"), [(1, 3), (50, 2)])
+def test_a_comparison_of_one_or_fifty_conditions_stays_readable(
+    browser: object, tmp_path: Path, conditions: int, seeds: int
+) -> None:
+    """Compact charts whose axis shows the conditions without their long common prefix (full names
+    in the tooltips and tables), tables paged with a filter, no page wider than the window, no
+    negative tick on an axis of values that are all 0; screenshots of both sizes."""
+    source = write_grid(tmp_path / "grid" / "scorecards.jsonl", conditions, seeds)
+    done = run_cli("compare", source, "--outdir", tmp_path / "out", "--quiet", "--resamples", "50")
+    assert done.returncode == 0, done.stderr
+    seen = visit(browser, tmp_path / "out" / "comparison_report.html")
+    page = seen.page
+    width, height = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollHeight]")  # type: ignore[attr-defined]
+    assert width <= 1400 and height < 12_000, (width, height)
+    labels = page.locator("[data-chart=conditions] svg .role-axis-label text").evaluate_all(  # type: ignore[attr-defined]
+        "nodes => nodes.map(n => n.textContent)")
+    assert not any(label.startswith(("−", "-")) for label in labels), labels
+    screenshot(seen, f"comparison_{conditions}_conditions")
+    if conditions > 1:
+        assert "…variant_49_v2" in labels and condition_name(49) not in labels
+        tables = page.locator("table.data").count()  # type: ignore[attr-defined]
+        assert page.locator("table.data tbody tr:visible").count() <= tables * 25  # type: ignore[attr-defined]
+        flips = page.locator("section", has_text="Flips")  # type: ignore[attr-defined]
+        flips.locator("input[type=search]").fill("variant_07_")
+        visible = flips.locator("table.data tbody tr:visible")
+        assert 0 < visible.count() <= 25 and all("variant_07_" in t for t in visible.all_inner_texts())
     assert_clean(seen)
 
 
@@ -176,5 +226,5 @@ def test_edge_pages_render_cleanly(browser: object, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     done = run_cli("compare", sorted(RUNS.iterdir())[0], "--outdir", tmp_path / "one", "--quiet", "--resamples", "20")
     assert done.returncode == 0, done.stderr
-    for report in (tmp_path / "nogold" / "report.html", tmp_path / "one" / "report.html"):
+    for report in (tmp_path / "nogold" / "report.html", tmp_path / "one" / "comparison_report.html"):
         assert_clean(visit(browser, report))

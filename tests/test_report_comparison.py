@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
 import pytest
 
 from aggregator.compare import compare_runs
-from aggregator.compare.markdown import mean_std, signed
-from aggregator.report.comparison_report import comparison_report, condition_rows, p_text, seed_interval
+from aggregator.compare.markdown import interval, mean_sd
+from aggregator.report.comparison_report import comparison_report, condition_rows, p_text
 from tests.conftest import RUNS, run_cli
 from tests.scorecard_rows import item, row, write_rows
 from tests.test_report import markup, report_data
@@ -26,16 +25,28 @@ def fixture_runs() -> object:
 def test_compare_command_writes_the_report(tmp_path: Path) -> None:
     done = run_cli("compare", *sorted(RUNS.iterdir())[:4], "--outdir", tmp_path, "--quiet", "--resamples", "50")
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "report.html").read_bytes().startswith(b"<!DOCTYPE html>")
+    assert (tmp_path / "comparison_report.html").read_bytes().startswith(b"<!DOCTYPE html>")
+
+
+def test_a_run_and_a_comparison_in_one_directory_keep_each_other_s_files(tmp_path: Path) -> None:
+    runs = sorted(RUNS.iterdir())[:2]
+    assert run_cli(runs[0], "--outdir", tmp_path, "--quiet", "--allow", "ref_unmeasurable").returncode == 0
+    run_files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    done = run_cli("compare", *runs, "--outdir", tmp_path, "--quiet", "--resamples", "20")
+    assert done.returncode == 0, done.stderr
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert {name: after[name] for name in run_files} == run_files
+    assert "comparison_report.html" in after and len(after) > len(run_files)
 
 
 def test_tables_show_the_comparison_numbers(fixture_runs: object) -> None:
     result = fixture_runs
     text = markup(comparison_report(result))
-    for r in result.conditions.iter_rows(named=True):
-        assert f">{mean_std(r, 'tuple_f1_s2_otepol')}<" in text
-    for r in result.paired.iter_rows(named=True):
-        assert f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]" in text
+    for r in result.conditions.filter(metric="tuple_f1_s2_otepol").iter_rows(named=True):
+        assert f">{mean_sd(r)}<" in text
+        assert f">{interval(r['ci_low'], r['ci_high'])}<" in text
+    for r in result.paired.filter(metric="tuple_f1_s2_otepol").iter_rows(named=True):
+        assert f">{interval(r['ci_low'], r['ci_high'], sign=True)}<" in text
     for note in result.notes:
         assert note.split("(")[0].strip() in text
 
@@ -50,14 +61,13 @@ def test_seed_dots_are_the_runs_and_bars_hold_the_mean(fixture_runs: object) -> 
         assert mean["low"] <= mean["value"] <= mean["high"]
 
 
-def test_seed_interval_is_the_student_t_interval() -> None:
-    low, high = seed_interval(1.0, 1.0, 4)
-    assert high - 1.0 == pytest.approx(3.182446 / 2, abs=1e-6)  # t(0.975, 3) from printed tables
-    assert 1.0 - low == pytest.approx(high - 1.0)
-    low, high = seed_interval(0.5, 0.1, 2)
-    assert high - 0.5 == pytest.approx(12.706205 * 0.1 / math.sqrt(2), abs=1e-6)
-    assert seed_interval(0.5, None, 1) == (None, None)
-    assert seed_interval(None, None, 0) == (None, None)
+def test_condition_bars_are_the_intervals_of_conditions_csv(fixture_runs: object) -> None:
+    result = fixture_runs
+    summary = {r["condition"]: r for r in result.conditions.filter(metric="delta_f1_otepol").iter_rows(named=True)}
+    bars = [r for r in condition_rows(result) if r["kind"] == "mean" and r["metric"] == "ΔF1 (S2 − S1)"
+            and r["unit"] == "Surface"]
+    assert {r["condition"]: (r["low"], r["high"]) for r in bars} == {
+        c: (s["ci_low"], s["ci_high"]) for c, s in summary.items()}
 
 
 def test_p_values_read_as_text() -> None:

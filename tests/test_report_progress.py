@@ -72,6 +72,6 @@ def test_add_bytes_without_a_bar_does_nothing() -> None:
 
 
 def test_cli_without_a_terminal_prints_no_bar(tmp_path: Path) -> None:
-    done = run_cli(RUN, "--outdir", tmp_path)
+    done = run_cli(RUN, "--outdir", tmp_path, "--allow", "ref_unmeasurable")
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""

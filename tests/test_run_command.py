@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RUNS, run_cli, write_lines
-from tests.outcomes import ERROR_PREFIX, but_metadata, parse_outputs, snapshot
+from tests.outcomes import ERROR_PREFIX, but_metadata, but_warnings, parse_outputs, snapshot
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 SOURCES = ("cr_n50_m0_v2__seed42", "cr_n50_m1_v2__seed101", "cr_n50_m2_v2__seed789")
@@ -34,13 +34,13 @@ def outputs(run: Path) -> Path:
 
 
 def test_each_run_gets_the_files_it_gets_alone(grid: list[Path], tmp_path: Path) -> None:
-    done = run_cli(*grid, "--quiet")
+    done = run_cli(*grid, "--quiet", "--allow", "ref_unmeasurable")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and done.stderr == ""
     for run in grid:
         parse_outputs(outputs(run))
         alone = tmp_path / "alone" / run.name
-        assert run_cli(run, "--outdir", alone, "--quiet").returncode == 0
+        assert run_cli(run, "--outdir", alone, "--quiet", "--allow", "ref_unmeasurable").returncode == 0
         assert but_metadata(snapshot(outputs(run))) == but_metadata(snapshot(alone))
 
 
@@ -60,7 +60,7 @@ def test_a_failing_run_is_named_and_the_others_are_written(grid: list[Path], tmp
     done = run_cli(grid[0], bad.parent, grid[1], "--quiet")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and done.stdout == ""
-    lines = done.stderr.splitlines()
+    lines = but_warnings(done.stderr)
     assert len(lines) == 2 and all(line.startswith(ERROR_PREFIX) for line in lines), lines
     assert lines[0].startswith(f"{ERROR_PREFIX}{bad}:2: not valid JSON")
     assert lines[1] == f"{ERROR_PREFIX}1 of 3 runs failed (each named above)"
@@ -95,12 +95,16 @@ def test_two_runs_into_one_directory_are_refused_before_reading(
     assert not any(outputs(run).exists() for run in grid) and not (tmp_path / "out").exists()
 
 
-def test_json_is_an_object_for_one_run_and_an_array_for_several(grid: list[Path]) -> None:
-    one = json.loads(run_cli(grid[0], "--json").stdout)
-    several = json.loads(run_cli(*grid, "--json").stdout)
-    assert isinstance(one, dict) and isinstance(several, list)
+def test_json_is_one_shape_for_one_run_and_several_with_failed_runs_in_it(grid: list[Path], tmp_path: Path) -> None:
+    [one] = json.loads(run_cli(grid[0], "--json").stdout)["runs"]
+    missing = tmp_path / "no_such_run"
+    done = run_cli(*grid, missing, "--json")
+    assert done.returncode == 2
+    several = json.loads(done.stdout)["runs"]
     assert several[0] == one
-    assert [entry["input"] for entry in several] == [str(run / "scorecards.jsonl") for run in grid]
+    assert [entry["input"] for entry in several[:3]] == [str(run / "scorecards.jsonl") for run in grid]
+    assert [entry["run"] for entry in several] == [str(run) for run in [*grid, missing]]
+    assert several[3] == {"run": str(missing), "error": f"{missing}: no such file or run directory (check the path)"}
 
 
 def wrote_lines(stdout: str) -> list[str]:
@@ -157,3 +161,33 @@ def test_a_run_whose_process_died_is_named() -> None:
     future.set_exception(BrokenProcessPool("killed"))
     outcome = _collected(future, Path("runs/a"), Path("out/a"))  # type: ignore[arg-type]
     assert outcome.error == "runs/a: the process aggregating it died (out of memory?); retry with --workers 1"
+
+
+def test_a_closed_stdout_does_not_stop_the_runs(tmp_path: Path) -> None:
+    """``aggregate results/*/ | head -1``: the reader is gone before the first line; every run
+    is still aggregated and written, nothing is reported as an input error, exit 0."""
+    runs = sorted(p for p in RUNS.iterdir() if p.is_dir())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "aggregator", *map(str, runs), "--outdir", str(tmp_path / "out"),
+         "--allow", "ref_unmeasurable"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=300) == 0, stderr
+    assert stderr == ""
+    for run in runs:
+        parse_outputs(tmp_path / "out" / run.name)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--bogus", "x"], "aggregate: error: No such option '--bogus' (see 'aggregate run --help')"),
+    (["compare"], "aggregate: error: Missing argument 'RUNS...' (see 'aggregate compare --help')"),
+    (["samples", "x", "--unit", "nope"], "aggregate: error: Invalid value for '--unit': 'nope' is not one of "
+                                         "'refpol', 'otepol', 'attrpol' (see 'aggregate samples --help')"),
+])
+def test_a_usage_error_is_one_line_in_the_error_style(args: list[str], message: str) -> None:
+    done = run_cli(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [message]

@@ -161,6 +161,16 @@ def test_counts_are_consistent_with_set_sizes(pred: frozenset[EvalTuple], gold: 
 
 @FAST
 @given(tuple_set, tuple_set)
+def test_the_matched_pairs_are_the_true_positives(pred: frozenset[EvalTuple], gold: frozenset[EvalTuple]) -> None:
+    for unit in UNITS.values():
+        pred_pairs, gold_pairs = unit.project(pred), unit.project(gold)
+        pred_matched, gold_matched = unit.matched(pred_pairs, gold_pairs)
+        assert pred_matched <= pred_pairs and gold_matched <= gold_pairs
+        assert len(pred_matched) == len(gold_matched) == unit.counts(pred, gold).tp
+
+
+@FAST
+@given(tuple_set, tuple_set)
 def test_duplicated_input_order_is_irrelevant_to_units(pred: frozenset[EvalTuple], gold: frozenset[EvalTuple]) -> None:
     for unit in UNITS.values():
         assert unit.counts(list(pred) * 2, sorted(gold, reverse=True) * 3) == unit.counts(pred, gold)

@@ -3,26 +3,39 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from aggregator import arguments
+from aggregator.compare.agreement import agreement_table
+from aggregator.compare.condition_warnings import warning_notes
+from aggregator.compare.conditions import ConditionInput, condition_rows, conditions_frame
 from aggregator.compare.consistency import consistency_table
+from aggregator.compare.contrasts import contrast_rows, paired_frame, sample_split
+from aggregator.compare.degenerate import degenerate_cases, degenerate_notes
 from aggregator.compare.flips import flips_table
 from aggregator.compare.merged import merged_table
 from aggregator.compare.notes import metric_notes, missing_samples, sample_notes, seed_notes
-from aggregator.compare.paired import paired_table
+from aggregator.compare.resampled import Resampler
 from aggregator.compare.result import ComparisonResult
-from aggregator.compare.runs import Run, load_runs, sort_runs
-from aggregator.compare.samples import build_cube, condition_samples
-from aggregator.compare.tables import conditions_table, runs_table
+from aggregator.compare.runs import Run, SkippedRun, load_runs, sort_runs
+from aggregator.compare.samples import SampleCube, build_cube, condition_samples, sample_index
+from aggregator.compare.selected import MODES, selected_samples
+from aggregator.compare.subsets import subsets_table
+from aggregator.compare.tables import runs_table
+from aggregator.metrics.structural import STRUCTURAL
+from aggregator.stats.components import ConditionReplicates
+from aggregator.stats.weighted import compile_metrics
 from scorecards.errors import InputError
 
 DEFAULT_RESAMPLES = 10_000
 MAX_RESAMPLES = 1_000_000
-"""The bootstrap keeps every resample's means of every compared quantity: memory grows with
-``resamples`` (8 bytes × resamples × 6 per pair of conditions with the same number of samples)."""
+"""More resamples than this are refused by name: their time (and the memory of every resample's
+statistics) grows with them, and 10^11 ran out of memory with a message about reading the input."""
 
 
 def check_resamples(resamples: int) -> None:
@@ -31,77 +44,229 @@ def check_resamples(resamples: int) -> None:
         raise InputError(f"--resamples {resamples}: must be from 1 to {MAX_RESAMPLES:,}")
 
 
+@dataclass(frozen=True)
+class Options:
+    """How to compare (the command line's options; see :func:`compare_runs`)."""
+
+    baseline: str | None = None
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    condition_pattern: str | None = None
+    ddof: int = 1
+    contrasts: Sequence[tuple[str, str]] = ()
+    holm: bool = False
+    by: Sequence[str] = ()
+    metrics: Sequence[str] | None = None
+    each_run: bool = False
+    samples: str | None = None
+    skip_bad_runs: bool = False
+    skipped: Sequence[SkippedRun] = field(default_factory=list)
+
+
 def compare_runs(
-    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-    *,
-    baseline: str | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    condition_pattern: str | None = None,
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], **options: object
 ) -> ComparisonResult:
     """Compare runs (run directories or scorecards files; merged files are split by run id).
 
-    ``paths``: the inputs, or one input (e.g. a merged file holding several runs).
-    ``baseline``: the condition every other one is paired against (default: the first in sorted
-    order). ``resamples`` and ``seed`` drive the bootstrap and the permutation test.
-    ``condition_pattern``: a regex with a named group ``condition`` (and optionally ``seed``)
-    replacing the default naming rule (:mod:`aggregator.compare.runs`).
+    ``paths``: the inputs, or one input (e.g. a merged file holding several runs; a string is
+    one path, never its characters).
 
-    The result depends only on the inputs' contents, ``resamples`` and ``seed``, never on the
-    order of ``paths`` or of the lines in a file. Raises :class:`~scorecards.errors.InputError`
-    for unreadable input, a run given twice or an unknown baseline, and ``TypeError`` /
-    ``ValueError`` naming an argument of the wrong type or out of range (``resamples`` from 1
-    to :data:`MAX_RESAMPLES`, ``seed`` ≥ 0).
+    Options (all keywords): ``baseline`` (a condition, or a run id naming its condition; default:
+    the first condition in sorted order), ``resamples`` and ``seed`` (the bootstrap over samples),
+    ``condition_pattern`` (a regex with a named group ``condition`` and optionally ``seed``),
+    ``each_run`` (every run its own condition), ``ddof`` (of the SD over seeds, default 1),
+    ``contrasts`` (pairs (A, B) compared besides each condition against the baseline),
+    ``holm`` (Holm-adjusted p-values), ``by`` (per-sample columns to split samples by),
+    ``metrics`` (the metrics of the Markdown, subset and paper tables; default the headline set),
+    ``samples`` (``changed``, ``only-a`` or ``only-b``: list the samples behind each contrast),
+    ``skip_bad_runs`` (report an unreadable input and go on), ``outdir`` (also write the files of
+    ``aggregate compare --outdir``, atomically; :class:`~aggregator.outputs.atomic.OutputError` when
+    it cannot be written) and ``paper`` (``sd`` or ``ci``: with ``outdir``, the paper files too).
+
+    The result depends only on the inputs' contents and the options, never on the order of
+    ``paths`` or of the lines in a file. Raises :class:`~scorecards.errors.InputError` for
+    unreadable input (without ``skip_bad_runs``), a run given twice, an unknown baseline,
+    condition or metric, and ``TypeError`` / ``ValueError`` naming an argument of the wrong type
+    or out of range (``resamples`` from 1 to :data:`MAX_RESAMPLES`, ``seed`` from 0 to 2^63 − 1).
     """
     given = arguments.paths("paths", paths)
-    _check(baseline, resamples, seed, condition_pattern)
-    runs = load_runs(given, condition_pattern=condition_pattern)
-    return compare_loaded(runs, baseline=baseline, resamples=resamples, seed=seed,
-                          condition_pattern=condition_pattern)
+    outdir = options.pop("outdir", None)
+    paper = options.pop("paper", None)
+    chosen = Options(**options)  # type: ignore[arg-type]
+    _check(chosen)
+    skipped: list[SkippedRun] = []
+    runs = load_runs(given, condition_pattern=chosen.condition_pattern, each_run=chosen.each_run,
+                     skipped=skipped if chosen.skip_bad_runs else None)
+    result = compare_loaded(runs, options=Options(**{**chosen.__dict__, "skipped": skipped}))
+    if outdir is not None:
+        from aggregator.compare.files import comparison_files
+        from aggregator.outputs.atomic import write_outputs
+
+        write_outputs(outdir, comparison_files(result, paper=paper), inputs=input_files(given))  # type: ignore[arg-type]
+    return result
 
 
-def compare_loaded(
-    runs: Sequence[Run],
-    *,
-    baseline: str | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    condition_pattern: str | None = None,
-) -> ComparisonResult:
+def input_files(paths: Sequence[str | os.PathLike[str]]) -> list[os.PathLike[str]]:
+    """The scorecards files of ``paths`` that can be read (outputs must never overwrite one)."""
+    from scorecards.reader import resolve_input
+
+    found: list[os.PathLike[str]] = []
+    for path in paths:
+        try:
+            found.append(resolve_input(path))
+        except InputError:
+            continue
+    return found
+
+
+def _baseline(requested: str | None, names: list[str], runs: Sequence[Run]) -> str:
+    if requested is None:
+        return names[0]
+    if requested in names:
+        return requested
+    by_run = {r.run_id: r.condition for r in runs}
+    if requested in by_run:
+        return by_run[requested]
+    raise InputError(f"--baseline {requested!r}: no such condition or run (conditions: {', '.join(names)})")
+
+
+def _pairs(names: list[str], baseline: str, extra: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    pairs = [(baseline, name) for name in names if name != baseline]
+    for a, b in extra:
+        for name in (a, b):
+            if name not in names:
+                raise InputError(f"--contrast {a}:{b}: no condition {name!r} (conditions: {', '.join(names)})")
+        if a == b:
+            raise InputError(f"--contrast {a}:{b}: a condition against itself")
+        if (a, b) not in pairs:
+            pairs.append((a, b))
+    return pairs
+
+
+@dataclass
+class _Conditions:
+    """Each condition's replicates over its own samples, kept while a pending contrast needs them."""
+
+    resampler: Resampler
+    cube: SampleCube
+    rows_of: dict[str, np.ndarray]
+    kept: dict[str, tuple[np.ndarray, ConditionReplicates]] = field(default_factory=dict)
+
+    def own(self, name: str) -> tuple[np.ndarray, ConditionReplicates]:
+        if name not in self.kept:
+            rows = self.rows_of[name]
+            samples = np.flatnonzero(self.cube.present[rows].any(axis=0))
+            self.kept[name] = samples, self.resampler.condition(rows.tolist(), samples)
+        return self.kept[name]
+
+    def over(self, name: str, samples: np.ndarray) -> ConditionReplicates:
+        own_samples, replicates = self.own(name)
+        if np.array_equal(own_samples, samples):
+            return replicates
+        return self.resampler.condition(self.rows_of[name].tolist(), samples)
+
+
+def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwargs: object) -> ComparisonResult:
     """:func:`compare_runs` of runs already loaded (:func:`~aggregator.compare.runs.load_runs`)."""
-    _check(baseline, resamples, seed, condition_pattern)
+    opts = options if options is not None else Options(**kwargs)  # type: ignore[arg-type]
+    _check(opts)
+    if opts.ddof < 0:
+        raise InputError(f"--ddof {opts.ddof}: needs 0 or more")
     ordered = sort_runs(runs)
     names = sorted({r.condition for r in ordered})
-    chosen = names[0] if baseline is None else baseline
-    if chosen not in names:
-        raise InputError(f"--baseline {chosen!r}: no such condition (conditions: {', '.join(names)})")
+    chosen = _baseline(opts.baseline, names, ordered)
+    pairs = _pairs(names, chosen, opts.contrasts)
+    registry = STRUCTURAL
+    shown = _shown_metrics(opts.metrics)
     cube = build_cube(ordered)
-    conditions = [
-        condition_samples(cube, name, np.array([i for i, r in enumerate(ordered) if r.condition == name]))
-        for name in names
-    ]
-    base = conditions[names.index(chosen)]
-    others = [c for c in conditions if c is not base]
+    rows_of = {name: np.array([i for i, r in enumerate(ordered) if r.condition == name]) for name in names}
+    with threadpool_limits(limits=1, user_api="blas"):
+        weighted = compile_metrics(registry, ordered[0].table, [m.name for m in registry if m.alias_of is None])
+        positions = [sample_index(r, cube.keys) for r in ordered]
+        resampler = Resampler(registry, weighted, ordered, positions, opts.resamples, opts.seed)
+        conditions = _Conditions(resampler, cube, rows_of)
+        pending = Counter(name for pair in pairs for name in pair)
+        condition_table: list[dict[str, object]] = []
+        contrast_table: dict[tuple[str, str], list[dict[str, object]]] = {}
+        done: set[str] = set()
+        for name in names:
+            samples, replicates = conditions.own(name)
+            members = [ordered[i] for i in rows_of[name]]
+            condition_table += condition_rows(registry, ConditionInput(name, members, len(samples), replicates),
+                                              weighted.names, weighted.not_resampled, opts.ddof)
+            done.add(name)
+            for a, b in pairs:
+                if (a, b) in contrast_table or not {a, b} <= done:
+                    continue
+                split = sample_split(cube.present, rows_of[a], rows_of[b])
+                reps = ((conditions.over(a, split.common), conditions.over(b, split.common))
+                        if len(split.common) else None)
+                contrast_table[(a, b)] = contrast_rows(registry, (a, b), split, reps, weighted.names,
+                                                       weighted.not_resampled)
+                pending.subtract((a, b))
+            for gone in [n for n in list(conditions.kept) if pending[n] <= 0]:
+                del conditions.kept[gone]
+        paired = paired_frame([row for pair in pairs for row in contrast_table[pair]], adjust=opts.holm)
+        subsets = subsets_table(resampler, cube, rows_of, opts.by, shown, chosen, ddof=opts.ddof, holm=opts.holm)
+        agreement = agreement_table(ordered, names, resamples=opts.resamples, seed=opts.seed, draws=resampler.draws)
+    summaries = [condition_samples(cube, name, rows_of[name]) for name in names]
+    selected = None
+    if opts.samples is not None:
+        if opts.samples not in MODES:
+            raise InputError(f"--samples {opts.samples}: one of {', '.join(MODES)}")
+        selected = selected_samples(ordered, cube, {s.name: s for s in summaries}, pairs, opts.samples)
     missing = missing_samples(ordered, cube)
+    degenerate = degenerate_cases(ordered, names, cube, paired)
+    skipped_notes = [f"Skipped unreadable input {s.path}: {s.reason}" for s in opts.skipped]
     return ComparisonResult(
         runs=runs_table(ordered),
-        conditions=conditions_table(ordered, names),
-        paired=paired_table(base, others, resamples=resamples, seed=seed),
-        flips=flips_table(conditions),
-        self_consistency=consistency_table(cube, conditions),
+        conditions=conditions_frame(condition_table),
+        paired=paired,
+        subsets=subsets,
+        agreement=agreement,
+        flips=flips_table(summaries),
+        self_consistency=consistency_table(cube, summaries),
         per_sample=merged_table(ordered, cube),
         missing_samples=missing,
-        conditions_order=tuple(names),
+        selected=selected,
+        selected_mode=opts.samples,
+        conditions_order=names,
         baseline=chosen,
-        resamples=resamples,
-        seed=seed,
-        condition_pattern=condition_pattern,
-        notes=tuple(seed_notes(ordered, names) + sample_notes(ordered, cube, missing) + metric_notes(ordered)),
+        contrasts=[list(p) for p in pairs],
+        resamples=opts.resamples,
+        seed=opts.seed,
+        ddof=opts.ddof,
+        holm=opts.holm,
+        each_run=opts.each_run,
+        metrics_shown=shown,
+        metrics_requested=opts.metrics is not None,
+        by=list(opts.by),
+        condition_pattern=opts.condition_pattern,
+        not_resampled=weighted.not_resampled,
+        degenerate=degenerate,
+        skipped_runs=[{"path": s.path, "reason": s.reason} for s in opts.skipped],
+        notes=warning_notes(ordered) + skipped_notes + seed_notes(ordered, names)
+        + sample_notes(ordered, cube, missing) + metric_notes(ordered) + degenerate_notes(degenerate),
     )
 
 
-def _check(baseline: object, resamples: object, seed: object, condition_pattern: object) -> None:
-    arguments.optional_text("baseline", baseline)
-    arguments.whole("resamples", resamples, 1, MAX_RESAMPLES)
-    arguments.whole("seed", seed, 0, 2**63 - 1)
-    arguments.optional_text("condition_pattern", condition_pattern)
+def _check(options: Options) -> None:
+    arguments.optional_text("baseline", options.baseline)
+    arguments.whole("resamples", options.resamples, 1, MAX_RESAMPLES)
+    arguments.whole("seed", options.seed, 0, 2**63 - 1)
+    arguments.optional_text("condition_pattern", options.condition_pattern)
+
+
+def _shown_metrics(requested: Sequence[str] | None) -> list[str]:
+    """The metrics of the readable tables: ``requested`` (checked against the registry) or the headline set."""
+    from aggregator.compare.tables import HEADLINE
+    from aggregator.metrics.registry import UnknownMetric
+
+    if requested is None:
+        return list(HEADLINE)
+    for name in requested:
+        try:
+            STRUCTURAL[name]
+        except UnknownMetric as exc:
+            raise InputError(f"--metrics: {exc.args[0]}") from None
+    return list(requested)

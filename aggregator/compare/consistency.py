@@ -2,9 +2,10 @@
 
 For a condition with ≥ 2 runs, over the samples present in ≥ 2 of its runs:
 
-- ``n_samples``: those samples; ``n_trials``: the most runs any sample of the condition is in;
-- ``tuple_agreement_rate``: share of them whose final EvalTuple set is identical in every run
-  that has the sample;
+- ``n_samples``: those samples; ``cross_run_max_runs``: the most runs any sample of the condition
+  is in;
+- ``cross_run_tuple_agreement``: share of them whose final EvalTuple set is identical in every run
+  that has the sample (METRICS.md, merged input; not the CSV's family-17 ``tuple_agreement_rate``);
 - ``mean_jaccard``: mean over them of the mean, over pairs of runs that both have the sample, of
   the Jaccard index |A ∩ B| / |A ∪ B| of the two final sets; two empty sets count as 1.0
   (they agree);
@@ -28,8 +29,8 @@ SCHEMA = {
     "condition": pl.String,
     "n_runs": pl.Int64,
     "n_samples": pl.Int64,
-    "n_trials": pl.Int64,
-    "tuple_agreement_rate": pl.Float64,
+    "cross_run_max_runs": pl.Int64,
+    "cross_run_tuple_agreement": pl.Float64,
     "mean_jaccard": pl.Float64,
     "n_gold_samples": pl.Int64,
     **{f"{u}_correct_agreement": pl.Float64 for u in UNIT_NAMES},
@@ -82,8 +83,8 @@ def consistency_row(cube: SampleCube, condition: ConditionSamples) -> dict[str, 
         "condition": condition.name,
         "n_runs": len(rows),
         "n_samples": int(repeated.sum()),
-        "n_trials": int(runs_per_sample.max(initial=0)),
-        "tuple_agreement_rate": _share(agree),
+        "cross_run_max_runs": int(runs_per_sample.max(initial=0)),
+        "cross_run_tuple_agreement": _share(agree),
         "mean_jaccard": _share(mean_jaccard(cube, rows, repeated)),
         "n_gold_samples": int(gold.sum()),
     }

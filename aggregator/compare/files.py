@@ -12,13 +12,13 @@ from aggregator.compare.result import ComparisonResult
 from aggregator.outputs.cells import csv_cell
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.report.comparison_report import comparison_report
-from aggregator.text import spreadsheet_cell
+from aggregator.text import spreadsheet_safe_csv
 
 CSV_TABLES = ("runs", "conditions", "paired", "flips", "self_consistency")
+OPTIONAL_TABLES = ("subsets", "agreement")
 MERGED = "per_sample_merged"
 MARKDOWN = "comparison.md"
-REPORT_HTML = "report.html"
-COMPARISON_OUTPUTS = (*(f"{name}.csv" for name in CSV_TABLES), f"{MERGED}.parquet", f"{MERGED}.csv", MARKDOWN, REPORT_HTML)
+REPORT_HTML = "comparison_report.html"
 
 
 def _cell(value: object) -> str:
@@ -28,32 +28,39 @@ def _cell(value: object) -> str:
     return csv_cell(value)
 
 
-def _safe_cell(value: object) -> str:
-    """:func:`_cell`, with a ``'`` before text a spreadsheet would run as a formula."""
-    text = _cell(value)
-    return spreadsheet_cell(text) if isinstance(value, (str, list)) else text
-
-
-def frame_csv(frame: pl.DataFrame, *, spreadsheet_safe: bool = False) -> bytes:
-    """A table as CSV, every cell as in ``structural_metrics.csv`` (:func:`csv_cell`);
-    ``spreadsheet_safe``: see :func:`aggregator.text.spreadsheet_cell`."""
-    cell = _safe_cell if spreadsheet_safe else _cell
+def frame_csv(frame: pl.DataFrame) -> bytes:
+    """A table as CSV, every cell as in ``structural_metrics.csv`` (:func:`csv_cell`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(map(cell, frame.columns))
-    writer.writerows([cell(v) for v in row] for row in frame.iter_rows())
+    writer.writerow(frame.columns)
+    writer.writerows([_cell(v) for v in row] for row in frame.iter_rows())
     return buffer.getvalue().encode("utf-8")
 
 
-def comparison_files(result: ComparisonResult, *, spreadsheet_safe: bool = False) -> dict[str, bytes]:
-    """runs.csv, conditions.csv, paired.csv, flips.csv, self_consistency.csv,
-    per_sample_merged.parquet / .csv, comparison.md and report.html (names: :data:`COMPARISON_OUTPUTS`).
+def comparison_files(
+    result: ComparisonResult, *, paper: str | None = None, spreadsheet_safe: bool = False
+) -> dict[str, bytes]:
+    """runs.csv, conditions.csv, paired.csv, flips.csv, self_consistency.csv, subsets.csv (with ``--by``),
+    agreement.csv (when runs carry review labels), samples_<mode>.csv (with ``--samples``),
+    per_sample_merged.parquet / .csv, comparison.md, comparison_report.html, and with ``paper`` ("sd" or "ci")
+    paper.md / .csv / .tex.
 
-    ``spreadsheet_safe``: text cells and column names of the CSV files that a spreadsheet would
-    run as a formula get a leading ``'``; Parquet stays exact."""
-    files = {f"{name}.csv": frame_csv(getattr(result, name), spreadsheet_safe=spreadsheet_safe) for name in CSV_TABLES}
+    ``spreadsheet_safe``: every CSV text cell (and column name) a spreadsheet would run as a
+    formula gets a leading ``'`` (:mod:`aggregator.text`); Parquet stays exact."""
+    files = {f"{name}.csv": frame_csv(getattr(result, name)) for name in CSV_TABLES}
+    files.update({f"{name}.csv": frame_csv(getattr(result, name)) for name in OPTIONAL_TABLES
+                  if getattr(result, name).height})
+    if result.selected is not None:
+        files[f"samples_{result.selected_mode}.csv"] = frame_csv(result.selected)
     files[f"{MERGED}.parquet"] = parquet_bytes(result.per_sample)
     files[f"{MERGED}.csv"] = csv_bytes(result.per_sample, spreadsheet_safe=spreadsheet_safe)
     files[MARKDOWN] = comparison_markdown(result).encode("utf-8")
     files[REPORT_HTML] = comparison_report(result)
+    if paper is not None:
+        from aggregator.compare.paper import paper_files
+
+        files.update(paper_files(result, paper))
+    if spreadsheet_safe:
+        files.update({name: spreadsheet_safe_csv(data) for name, data in files.items()
+                      if name.endswith(".csv") and name != f"{MERGED}.csv"})
     return files

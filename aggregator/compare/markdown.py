@@ -1,9 +1,11 @@
 """``comparison.md``: the comparison as a readable report.
 
-Conditions as mean ± std over runs (with their seeds), paired deltas with CI and p against the
-baseline, flips, self-consistency, and the notes on unequal seeds and missing samples.
-Condition names are code spans and the notes escaped prose (:mod:`aggregator.text`): a name
-holding ``|``, a newline or markup changes no table and no line.
+The shown metrics (``--metrics``, default the headline set) per condition as mean ± SD over seeds
+with the 95% interval of the mean, each contrast's Δ with its interval and p, subsets, flips,
+self-consistency, and the notes (unequal seeds, missing samples, degenerate cases). Every metric
+is in ``conditions.csv`` and ``paired.csv``; the captions say how the numbers were made.
+Condition names and levels are code spans, notes escaped prose (:mod:`aggregator.text`): a
+name holding ``|``, a newline or markup changes no table and no line.
 """
 
 from __future__ import annotations
@@ -13,75 +15,148 @@ from collections.abc import Sequence
 import polars as pl
 
 from aggregator.compare.result import ComparisonResult
-from aggregator.compare.tables import PER_UNIT, UNIT_SUFFIXES
+from aggregator.compare.samples import UNIT_NAMES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
 from aggregator.text import md_code, md_text
 
-STATISTIC_LABELS = {"f1_s2": "F1 S2", "delta_f1": "ΔF1 (S2 − S1)"}
 
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric_from: int) -> list[str]:
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric_from: int) -> list[str]:
     align = ["---" if i < numeric_from else "---:" for i in range(len(header))]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines + [""]
 
 
-def _name(condition: str) -> str:
-    """A condition in a table cell."""
-    return md_code(condition, in_table=True)
+def name(text: object) -> str:
+    """A condition (or a level) in a table cell."""
+    return md_code(str(text), in_table=True)
 
 
-def mean_std(row: dict[str, object], metric: str) -> str:
-    mean, std = row[f"{metric}_mean"], row[f"{metric}_std"]
-    if mean is None:
-        return NOT_AVAILABLE
-    return markdown_cell(mean) if std is None else f"{markdown_cell(mean)} ± {markdown_cell(std)}"
+def note(text: object) -> str:
+    """A note in a table cell."""
+    return md_text(str(text or ""))
 
 
 def signed(value: object) -> str:
     return NOT_AVAILABLE if value is None else f"{value:+.4f}"
 
 
-def _seeds(seeds: Sequence[int]) -> str:
-    return ", ".join(map(str, seeds)) if seeds else "—"
+def interval(low: object, high: object, sign: bool = False) -> str:
+    if low is None or high is None:
+        return NOT_AVAILABLE
+    show = signed if sign else markdown_cell
+    return f"[{show(low)}, {show(high)}]"
 
 
-def conditions_section(conditions: pl.DataFrame) -> list[str]:
-    """One table per unit: runs, seeds and mean ± std of each headline metric."""
-    lines = ["## Conditions (mean ± std over runs)", ""]
-    for unit, suffix in zip(UNIT_LABELS, UNIT_SUFFIXES):
-        metrics = [f"{name}{suffix}" for name in PER_UNIT] + [f"tuple_f1_s2_{unit}_micro"]
-        header = ["Condition", "Runs", "Seeds", *(STRUCTURAL[m].label for m in metrics)]
-        rows = [
-            [_name(row["condition"]), str(row["n_runs"]), _seeds(row["seeds"]), *(mean_std(row, m) for m in metrics)]
-            for row in conditions.iter_rows(named=True)
-        ]
-        lines += [f"### {UNIT_LABELS[unit]} ({unit})", "", *_table(header, rows, 3)]
-    return lines
+def mean_sd(row: dict[str, object]) -> str:
+    mean, sd = row["mean"], row["sd"]
+    if mean is None:
+        return NOT_AVAILABLE
+    return markdown_cell(mean) if sd is None else f"{markdown_cell(mean)} ± {markdown_cell(sd)}"
+
+
+def p_cell(p: object) -> str:
+    if p is None:
+        return NOT_AVAILABLE
+    return "< 0.0001" if isinstance(p, float) and p < 1e-4 else markdown_cell(p)
+
+
+def label(metric: str) -> str:
+    return STRUCTURAL[metric].label if metric in STRUCTURAL else metric
+
+
+def method_caption(result: ComparisonResult) -> str:
+    """How the condition and contrast numbers were made, for captions."""
+    return (f"SD over seeds with ddof = {result.ddof}. 95% intervals over seeds and samples: seed variance from "
+            "the runs' values (ddof 1, t with seeds − 1 df), sample variance from a paired bootstrap over samples "
+            f"({result.resamples} resamples, seed {result.seed}; t with samples − 1 df), combined by Banerjee's "
+            "conservative rule; p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
+
+
+def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, object]]:
+    order = {m: i for i, m in enumerate(shown)}
+    rows = [r for r in frame.iter_rows(named=True) if r["metric"] in order]
+    return sorted(rows, key=lambda r: order[str(r["metric"])])
+
+
+def conditions_section(result: ComparisonResult) -> list[str]:
+    """Per shown metric and condition: runs, seeds, mean ± SD, the interval, pooled value, seed share."""
+    lines = ["## Conditions", "", method_caption(result) + " Pooled: the metric over all runs' rows together. "
+             f"Every metric: conditions.csv ({result.conditions.get_column('metric').n_unique()} metrics).", ""]
+    header = ["Metric", "Condition", "Runs", "Seeds", "Mean ± SD", "95% CI", "Pooled", "Seed share", "Note"]
+    rows = [
+        [label(str(r["metric"])), name(r["condition"]), str(r["n_defined"]), _seeds(r["seeds"]), mean_sd(r),
+         interval(r["ci_low"], r["ci_high"]), markdown_cell(r["pooled"]), markdown_cell(r["seed_share"], 2),
+         note(r["note"])]
+        for r in _shown(result.conditions, result.metrics_shown)
+    ]
+    return lines + table(header, rows, 2)
+
+
+def _seeds(seeds: object) -> str:
+    return ", ".join(map(str, seeds)) if seeds else "—"  # type: ignore[call-overload]
 
 
 def paired_section(result: ComparisonResult) -> list[str]:
-    """Each condition against the baseline: means, Δ with its 95% CI, and p."""
-    lines = [f"## Paired against {md_code(result.baseline)}", ""]
+    """Each contrast: both means, Δ with its 95% interval, p (and Holm's p)."""
+    lines = ["## Contrasts", ""]
     if result.paired.height == 0:
         return lines + ["Only one condition: nothing to pair.", ""]
-    lines += [
-        f"Per-sample scores (mean over a condition's runs), samples present in both conditions; Δ = condition − "
-        f"baseline; 95% percentile bootstrap CI and two-sided sign-flip permutation p, {result.resamples} "
-        f"resamples, seed {result.seed}.",
-        "",
-    ]
-    header = ["Condition", "Unit", "Statistic", "n", "Baseline", "Condition mean", "Δ", "95% CI", "p"]
+    holm = " Holm-adjusted p over every row of paired.csv." if result.holm else ""
+    lines += [f"Δ = B − A on the samples present in every run of both (paired on split and sample key). "
+              f"{method_caption(result)}{holm} Every metric: paired.csv.", ""]
+    header = ["Metric", "A", "B", "n", "Mean A", "Mean B", "Δ", "95% CI", "p", *(["p (Holm)"] if result.holm else []),
+              "Seed share", "Note"]
     rows = [
-        [_name(r["condition_b"]), UNIT_LABELS[r["unit"]], STATISTIC_LABELS[r["statistic"]], str(r["n_samples"]),
+        [label(str(r["metric"])), name(r["condition_a"]), name(r["condition_b"]), str(r["n_samples"]),
          markdown_cell(r["mean_a"]), markdown_cell(r["mean_b"]), signed(r["delta"]),
-         NOT_AVAILABLE if r["ci_low"] is None else f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]",
-         markdown_cell(r["p_value"])]
-        for r in result.paired.iter_rows(named=True)
+         interval(r["ci_low"], r["ci_high"], sign=True), p_cell(r["p_value"]),
+         *([p_cell(r["p_holm"])] if result.holm else []), markdown_cell(r["seed_share"], 2), note(r["note"])]
+        for r in _shown(result.paired, result.metrics_shown)
     ]
-    return lines + _table(header, rows, 3)
+    return lines + table(header, rows, 3)
+
+
+def subsets_section(result: ComparisonResult) -> list[str]:
+    if result.subsets.height == 0:
+        return []
+    lines = ["## Subsets", "", f"Samples split by {', '.join(result.by)}; levels with fewer than 10 samples are "
+             f"marked small. Δ against {md_code(result.baseline)} on the level's samples present in every run of both. "
+             + method_caption(result), ""]
+    header = ["By", "Level", "Metric", "Condition", "n", "Mean", "95% CI", "Δ", "Δ 95% CI", "p", "Note"]
+    rows = [
+        [str(r["by"]), name(r["level"]) + (" (small)" if r["small"] else ""), label(str(r["metric"])),
+         name(r["condition"]), str(r["n_samples"]), markdown_cell(r["mean"]), interval(r["ci_low"], r["ci_high"]),
+         signed(r["delta"]), interval(r["delta_ci_low"], r["delta_ci_high"], sign=True), p_cell(r["p_value"]),
+         note(r["note"])]
+        for r in result.subsets.iter_rows(named=True)
+    ]
+    return lines + table(header, rows, 4)
+
+
+AGREEMENT = (("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha", "Krippendorff's α"),
+             ("observed_agreement", "Observed agreement"))
+
+
+def agreement_rows(agreement: pl.DataFrame) -> list[list[str]]:
+    """Per scope: runs, samples, items, and each statistic with its interval."""
+    return [
+        [name(r["scope"]), str(r["n_runs"]), str(r["n_samples"]), str(r["n_items"]),
+         *(f"{markdown_cell(r[s])} {interval(r[s + '_ci_low'], r[s + '_ci_high'])}" for s, _ in AGREEMENT)]
+        for r in agreement.iter_rows(named=True)
+    ]
+
+
+def agreement_section(result: ComparisonResult) -> list[str]:
+    """Fleiss' κ and Krippendorff's α of the review agents, pooled and per condition."""
+    if result.agreement.height == 0:
+        return []
+    lines = ["## Agreement of the review agents", "",
+             "Agents A, B, C over the reviewed tuple ids (KEEP, MERGE, DROP, FLIP…); 95% percentile bootstrap "
+             f"intervals over samples ({result.resamples} resamples, seed {result.seed}).", ""]
+    header = ["Scope", "Runs", "Samples", "Tuples", *(text for _, text in AGREEMENT)]
+    return lines + table(header, agreement_rows(result.agreement), 1)
 
 
 def flips_section(flips: pl.DataFrame) -> list[str]:
@@ -91,11 +166,11 @@ def flips_section(flips: pl.DataFrame) -> list[str]:
         return lines + ["Only one condition: no pair.", ""]
     header = ["A", "B", "Unit", "n", "Both", "Only A", "Only B", "Neither"]
     rows = [
-        [_name(r["condition_a"]), _name(r["condition_b"]), UNIT_LABELS[r["unit"]],
+        [name(r["condition_a"]), name(r["condition_b"]), UNIT_LABELS[r["unit"]],
          *(str(r[c]) for c in ("n_samples", "both", "only_a", "only_b", "neither"))]
         for r in flips.iter_rows(named=True)
     ]
-    return lines + _table(header, rows, 3)
+    return lines + table(header, rows, 3)
 
 
 def consistency_section(consistency: pl.DataFrame) -> list[str]:
@@ -103,18 +178,18 @@ def consistency_section(consistency: pl.DataFrame) -> list[str]:
     lines = ["## Self-consistency across seeds", ""]
     if consistency.height == 0:
         return lines + ["No condition has two runs.", ""]
-    units = list(UNIT_LABELS)
-    header = ["Condition", "Runs", "Samples", "Trials", "Tuple agreement", "Mean Jaccard",
-              *(f"{UNIT_LABELS[u]} correct agreement" for u in units)]
+    header = ["Condition", "Runs", "Samples", "Cross-run max runs", "Cross-run tuple agreement", "Mean Jaccard",
+              *(f"{UNIT_LABELS[u]} correct agreement" for u in UNIT_NAMES)]
     rows = [
-        [_name(r["condition"]), str(r["n_runs"]), str(r["n_samples"]), str(r["n_trials"]),
-         markdown_cell(r["tuple_agreement_rate"]), markdown_cell(r["mean_jaccard"]),
-         *(markdown_cell(r[f"{u}_correct_agreement"]) for u in units)]
+        [name(r["condition"]), str(r["n_runs"]), str(r["n_samples"]), str(r["cross_run_max_runs"]),
+         markdown_cell(r["cross_run_tuple_agreement"]), markdown_cell(r["mean_jaccard"]),
+         *(markdown_cell(r[f"{u}_correct_agreement"]) for u in UNIT_NAMES)]
         for r in consistency.iter_rows(named=True)
     ]
-    lines += _table(header, rows, 1)
+    lines += table(header, rows, 1)
     return lines + [
-        "Tuple agreement: share of samples (in ≥ 2 runs) whose final tuple set is identical in every run. "
+        "Cross-run tuple agreement: share of samples (in ≥ 2 runs) whose final tuple set is identical in every run "
+        "(not the CSV's family-17 tuple_agreement_rate). Cross-run max runs: the most runs any sample is in. "
         "Mean Jaccard: mean pairwise |A ∩ B| / |A ∪ B| of final sets (two empty sets: 1). "
         "Correct agreement: share of samples with gold whose final-stage correctness is the same in every run.",
         "",
@@ -123,7 +198,7 @@ def consistency_section(consistency: pl.DataFrame) -> list[str]:
 
 def comparison_markdown(result: ComparisonResult) -> str:
     """The whole report."""
-    counts = result.conditions.select("condition", "n_runs").iter_rows()
+    counts = result.runs.group_by("condition", maintain_order=True).len().iter_rows()
     lines = [
         "# Run comparison",
         "",
@@ -133,11 +208,13 @@ def comparison_markdown(result: ComparisonResult) -> str:
         "",
         "## Notes",
         "",
-        *(f"- {md_text(note)}" for note in result.notes),
+        *(f"- {md_text(text)}" for text in result.notes),
         "",
     ]
-    lines += conditions_section(result.conditions)
+    lines += conditions_section(result)
     lines += paired_section(result)
+    lines += subsets_section(result)
+    lines += agreement_section(result)
     lines += flips_section(result.flips)
     lines += consistency_section(result.self_consistency)
     lines.append(f"{NOT_AVAILABLE}: undefined (blank in the CSV files). Column definitions: docs/compare.md.")

@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from aggregator.compare.runs import Run
-from aggregator.compare.samples import SampleCube, all_equal
+from aggregator.compare.samples import SampleCube, all_equal, split_id
 from aggregator.compare.tables import HEADLINE
 
 SHOWN = 5
@@ -23,20 +23,25 @@ def _listed(items: Sequence[str]) -> str:
     return ", ".join(items[:SHOWN]) + more
 
 
+def _named(split: str, key: str) -> str:
+    return f"{split}/{key}" if split else key
+
+
 def _seeds(runs: Sequence[Run]) -> str:
     seeds = sorted(r.seed for r in runs if r.seed is not None)
     return ", ".join(map(str, seeds)) if seeds else "no seed"
 
 
 def missing_samples(runs: Sequence[Run], cube: SampleCube) -> pl.DataFrame:
-    """Samples absent from some run: ``sample_key``, ``n_runs`` (runs that have it), ``missing_from`` (run ids)."""
+    """Samples absent from some run: ``split``, ``sample_key``, ``n_runs`` (runs that have it),
+    ``missing_from`` (run ids)."""
     absent = ~cube.present
     rows = [
-        {"sample_key": key, "n_runs": int(cube.present[:, j].sum()),
+        {"split": split_id(key)[0], "sample_key": split_id(key)[1], "n_runs": int(cube.present[:, j].sum()),
          "missing_from": [runs[i].run_id for i in np.flatnonzero(absent[:, j])]}
         for j, key in enumerate(cube.keys) if absent[:, j].any()
     ]
-    schema = {"sample_key": pl.String, "n_runs": pl.Int64, "missing_from": pl.List(pl.String)}
+    schema = {"split": pl.String, "sample_key": pl.String, "n_runs": pl.Int64, "missing_from": pl.List(pl.String)}
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
@@ -67,7 +72,7 @@ def sample_notes(runs: Sequence[Run], cube: SampleCube, missing: pl.DataFrame) -
     if missing.height == 0:
         notes = [f"All {total} samples are present in every run."]
     else:
-        shown = [f"{row['sample_key']} (missing from {len(row['missing_from'])} run(s))"
+        shown = [f"{_named(row['split'], row['sample_key'])} (missing from {len(row['missing_from'])} run(s))"
                  for row in missing.iter_rows(named=True)]
         notes = [f"{missing.height} of {total} samples are missing from some runs: {_listed(shown)}. Paired statistics and flips use the samples "
                  "present in both conditions (n_only_a / n_only_b count the others); a sample's score in a "
@@ -78,7 +83,7 @@ def sample_notes(runs: Sequence[Run], cube: SampleCube, missing: pl.DataFrame) -
                      "metrics as the core defines, but not in paired statistics, flips or correctness agreement.")
     differs = ~all_equal(cube.gold_set, cube.present)
     if differs.any():
-        keys = [cube.keys[j] for j in np.flatnonzero(differs)]
+        keys = [_named(*split_id(cube.keys[j])) for j in np.flatnonzero(differs)]
         notes.append(f"Gold differs between runs for {len(keys)} samples: {_listed(keys)}.")
     return notes
 

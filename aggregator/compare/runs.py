@@ -6,6 +6,8 @@ A run id names its condition and seed: the condition is the run id without a tra
 without ``__seed<N>`` is a condition of its own with no seed. ``--condition-pattern``
 replaces this rule by a regular expression searched in the run id, whose named group
 ``condition`` is the condition and optional named group ``seed`` (digits) the seed.
+``--each-run`` makes every run a condition of its own (named by its run id, no seed), so that
+any two runs, even two seeds of one condition, can be compared directly.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
+from aggregator.metrics.registry import RunContext
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.pipeline import RunEvaluation, evaluate_run
 from scorecards.errors import InputError
@@ -42,10 +45,15 @@ class RunNaming:
     """Maps a run id to ``(condition, seed)``; ``pattern`` None is the default rule above."""
 
     pattern: re.Pattern[str] | None = None
+    each_run: bool = False
 
     @classmethod
-    def from_text(cls, pattern: str | None) -> RunNaming:
+    def from_text(cls, pattern: str | None, *, each_run: bool = False) -> RunNaming:
         """Compile ``--condition-pattern``; :class:`InputError` when it is invalid or has no ``condition`` group."""
+        if each_run:
+            if pattern is not None:
+                raise InputError("--each-run and --condition-pattern exclude each other")
+            return cls(each_run=True)
         if pattern is None:
             return cls()
         try:
@@ -58,6 +66,8 @@ class RunNaming:
 
     def parse(self, run_id: str) -> tuple[str, int | None]:
         """``(condition, seed)`` of ``run_id``."""
+        if self.each_run:
+            return run_id, None
         if self.pattern is None:
             stem = run_id.removesuffix(PROPOSED_SUFFIX)
             found = SEED_SUFFIX.search(stem)
@@ -103,7 +113,7 @@ def split_runs(evaluation: RunEvaluation, naming: RunNaming) -> list[Run]:
         groups = {}
         for (run_id,), part in parts.items():
             table = part.rechunk()
-            groups[str(run_id)] = (table, STRUCTURAL.compute(table))
+            groups[str(run_id)] = (table, STRUCTURAL.compute(table, RunContext(all_rows=table)))
     runs = []
     for run_id in ids:
         condition, seed = naming.parse(run_id)
@@ -112,31 +122,65 @@ def split_runs(evaluation: RunEvaluation, naming: RunNaming) -> list[Run]:
     return runs
 
 
-def load_runs(paths: Sequence[str | os.PathLike[str]], *, condition_pattern: str | None = None) -> list[Run]:
+@dataclass(frozen=True)
+class SkippedRun:
+    """An input ``--skip-bad-runs`` left out, and why."""
+
+    path: str
+    reason: str
+
+
+def load_runs(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    condition_pattern: str | None = None,
+    each_run: bool = False,
+    skipped: list[SkippedRun] | None = None,
+) -> list[Run]:
     """Evaluate every input and return its runs in :meth:`Run.sort_key` order.
 
     Raises :class:`InputError` when no input is given, an input is given twice (also as a directory
-    and its ``scorecards.jsonl``), or two inputs carry the same run id.
+    and its ``scorecards.jsonl``), or two inputs carry the same run id. With a ``skipped`` list,
+    an input that cannot be read is appended to it instead (``--skip-bad-runs``); an error still
+    stops when no run is left.
     """
     if not paths:
         raise InputError("compare: no run given")
-    naming = RunNaming.from_text(condition_pattern)
+    naming = RunNaming.from_text(condition_pattern, each_run=each_run)
     given_as: dict[Path, str] = {}
     found_in: dict[str, str] = {}
     runs: list[Run] = []
     for path in paths:
-        resolved = resolve_input(path).resolve()
+        try:
+            resolved = resolve_input(path).resolve()
+        except (InputError, OSError) as exc:
+            _skip_or_raise(path, exc, skipped)
+            continue
         if resolved in given_as:
             raise InputError(f"{os.fspath(path)}: given twice (same input as {given_as[resolved]})")
         given_as[resolved] = os.fspath(path)
-        for run in split_runs(evaluate_run(path), naming):
+        try:
+            loaded = split_runs(evaluate_run(path), naming)
+        except (InputError, OSError) as exc:
+            _skip_or_raise(path, exc, skipped)
+            continue
+        for run in loaded:
             if run.run_id in found_in:
                 raise InputError(
                     f"{os.fspath(path)}: run id {run.run_id!r} is also in {found_in[run.run_id]}; give each run once"
                 )
             found_in[run.run_id] = os.fspath(path)
             runs.append(run)
+    if not runs:
+        raise InputError(f"compare: no readable run ({len(skipped or [])} skipped)")
     return sort_runs(runs)
+
+
+def _skip_or_raise(path: str | os.PathLike[str], exc: Exception, skipped: list[SkippedRun] | None) -> None:
+    if skipped is None:
+        raise exc
+    reason = str(exc) if isinstance(exc, InputError) else f"{os.fspath(path)}: cannot read ({exc})"
+    skipped.append(SkippedRun(os.fspath(path), reason))
 
 
 def sort_runs(runs: Iterable[Run]) -> list[Run]:

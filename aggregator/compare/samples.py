@@ -1,7 +1,8 @@
 """Per-sample values of every run aligned on one sample axis, and their per-condition summaries.
 
-Rows are runs (in :func:`~aggregator.compare.runs.sort_runs` order), columns are every sample
-key of any run in code-point order. All values come from the runs' per-sample tables.
+Rows are runs (in :func:`~aggregator.compare.runs.sort_runs` order), columns are every sample of
+any run, identified by (split, sample key) (SCORECARDS.md) and ordered by sample key, then split
+(code-point order). All values come from the runs' per-sample tables.
 A sample *counts* in a run when it is present there and has gold (as for the macro means of
 ``structural_metrics.csv``): only such samples enter paired statistics, flips and
 correctness agreement.
@@ -19,6 +20,9 @@ from aggregator.compare.runs import Run
 from aggregator.units import UNITS
 
 UNIT_NAMES: tuple[str, ...] = tuple(UNITS)
+ID_SEPARATOR = "\x1f"
+SAMPLE_ID = pl.concat_str([pl.col("sample_key"), pl.col("split").fill_null("")], separator=ID_SEPARATOR)
+"""A sample's identity (sample key, split) as one string; its code-point order is sample key, then split."""
 _VALUES = (
     ["has_gold", "n_s2", "gold_tuples", "final_tuples"]
     + [f"{u}_{s}_f1" for u in UNIT_NAMES for s in ("s1", "s2")]
@@ -30,7 +34,7 @@ _VALUES = (
 class SampleCube:
     """Aligned ``(runs, samples)`` arrays.
 
-    ``present``: the run has the sample. ``counts``: present and with gold. ``f1_s1[u]``,
+    ``keys``: sample ids (:data:`SAMPLE_ID`); ``present``: the run has the sample. ``counts``: present and with gold. ``f1_s1[u]``,
     ``f1_s2[u]``: per-sample F1 of unit ``u`` (NaN where absent). ``correct[u]``: final stage
     correct under ``u`` (False where absent). ``final_set``, ``gold_set``: ids of the final and
     gold EvalTuple sets (equal ids = identical canonical texts = identical sets; -1 where absent;
@@ -53,11 +57,11 @@ class SampleCube:
 
 def _long_table(runs: Sequence[Run]) -> pl.DataFrame:
     frames = [
-        run.table.select("sample_key", *_VALUES).with_columns(pl.lit(index, pl.Int64).alias("run"))
+        run.table.select(SAMPLE_ID.alias("sample_id"), *_VALUES).with_columns(pl.lit(index, pl.Int64).alias("run"))
         for index, run in enumerate(runs)
     ]
     return pl.concat(frames).with_columns(
-        (pl.col("sample_key").rank("dense").cast(pl.Int64) - 1).alias("sample"),
+        (pl.col("sample_id").rank("dense").cast(pl.Int64) - 1).alias("sample"),
         *(pl.col(f"{s}_tuples").cast(pl.Categorical).to_physical().cast(pl.Int64).alias(f"{s}_set")
           for s in ("gold", "final")),
     )
@@ -72,7 +76,7 @@ def _scatter(shape: tuple[int, int], rows: np.ndarray, cols: np.ndarray, values:
 def build_cube(runs: Sequence[Run]) -> SampleCube:
     """Align the per-sample tables of ``runs`` on the union of their sample keys."""
     long = _long_table(runs)
-    keys = long.get_column("sample_key").unique().sort().to_list()
+    keys = long.get_column("sample_id").unique().sort().to_list()
     shape = (len(runs), len(keys))
     rows, cols = long.get_column("run").to_numpy(), long.get_column("sample").to_numpy()
 
@@ -99,6 +103,18 @@ def build_cube(runs: Sequence[Run]) -> SampleCube:
         n_final=column("n_s2", 0),
         final_tuples=tuples,
     )
+
+
+def split_id(sample_id: str) -> tuple[str, str]:
+    """(split, sample key) of a sample id."""
+    key, _, split = sample_id.partition(ID_SEPARATOR)
+    return split, key
+
+
+def sample_index(run: Run, keys: Sequence[str]) -> np.ndarray:
+    """For each row of ``run.table``, the position of its sample in ``keys`` (sorted sample ids)."""
+    ids = run.table.select(SAMPLE_ID).to_series().to_numpy()
+    return np.searchsorted(np.asarray(keys, dtype=object), ids)
 
 
 def all_equal(values: np.ndarray, present: np.ndarray) -> np.ndarray:

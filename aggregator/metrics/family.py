@@ -10,7 +10,8 @@ holds, in one place:
   processes, so it returns plain values;
 - ``declare``: its CSV columns, added to a :class:`~aggregator.metrics.registry.Registry`;
 - ``requires``: the families whose per-sample values its ``row`` reads (``inp.values``)
-  or whose per-sample columns its metrics read. They are put in force with it.
+  or whose per-sample columns its metrics read. They are put in force with it;
+- ``warnings``: its coded warnings (:mod:`aggregator.run_warnings`), checked when it is in force.
 
 Leaving a family out drops its decode, its per-sample columns and its CSV columns.
 """
@@ -24,6 +25,7 @@ from typing import Any
 import msgspec
 
 from aggregator.metrics.registry import Registry
+from aggregator.run_warnings.declare import WarningCode
 from aggregator.sample_counts import Column
 from scorecards.record import SampleRecord
 
@@ -65,3 +67,4 @@ class Family:
     fields: type[msgspec.Struct] | None = None
     requires: tuple[str, ...] = ()
     side_file: SideFile | None = None
+    warnings: tuple[WarningCode, ...] = ()

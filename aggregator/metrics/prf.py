@@ -6,11 +6,16 @@ denominator is 0 (the reference's zero-division policy).
 
 from __future__ import annotations
 
-import polars as pl
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def prf_exprs(tp: pl.Expr, fp: pl.Expr, fn: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """Polars expressions for (P, R, F1) of count columns, 0 on zero denominators."""
+    import polars as pl
+
     precision = pl.when(tp + fp > 0).then(tp / (tp + fp)).otherwise(0.0)
     recall = pl.when(tp + fn > 0).then(tp / (tp + fn)).otherwise(0.0)
     f1 = pl.when(precision + recall > 0).then(2 * precision * recall / (precision + recall)).otherwise(0.0)

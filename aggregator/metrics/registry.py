@@ -140,15 +140,16 @@ class Registry:
     def names(self) -> list[str]:
         return list(self._metrics)
 
+    @staticmethod
+    def expression(metric: Metric) -> pl.Expr:
+        """What :meth:`compute` evaluates for an expression metric: blank without gold when it requires gold."""
+        assert metric.expr is not None, f"{metric.name} is run-level"
+        return pl.when(pl.col("n_gold").sum() > 0).then(metric.expr) if metric.requires_gold else metric.expr
+
     def compute(self, table: pl.DataFrame, context: RunContext | None = None) -> dict[str, object]:
         """Evaluate every metric over a per-sample table; None marks a blank value."""
         context = context if context is not None else RunContext()
-        gold_available = pl.col("n_gold").sum() > 0
-        exprs = [
-            (pl.when(gold_available).then(m.expr) if m.requires_gold else m.expr).alias(m.name)
-            for m in self
-            if m.run_level is None
-        ]
+        exprs = [self.expression(m).alias(m.name) for m in self if m.run_level is None]
         row = table.select(exprs).row(0, named=True) if exprs else {}
         gold = bool(row.get("gold_available", table.get_column("n_gold").sum() > 0))
         for m in self:

@@ -123,6 +123,8 @@ COLUMNS = (
            "tuple ids changed by ≥ 2 agents whose pre-review tuple has a non-empty ref (rows with gold refs only)"),
     Column("cda_helpful_ids", "int", "eligible ids whose pre-review pair was in S1, left S2 and is not gold"),
     Column("cda_harmful_ids", "int", "eligible ids whose pre-review pair was in S1, left S2 and is gold"),
+    Column("aar_labels", "str", "labels of review agents A, B, C per tuple id, as JSON [[A, B, C], …] in id order "
+           "(blank when the matrix cannot be built)", nullable=True),
 )
 
 
@@ -314,7 +316,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     try:
         matrix, pre = action_matrix(parsed if parsed is not None else data)
     except Unbuildable:
-        return (*head, True, 0, 0, 0, 0, 0, 0, 0, 0)
+        return (*head, True, 0, 0, 0, 0, 0, 0, 0, 0, None)
     majority = flagged = flagged_majority = perfect = 0
     contested: list[str] = []
     for tuple_id, (a, b, c) in matrix.items():
@@ -327,7 +329,8 @@ def row(inp: RowInput) -> tuple[object, ...]:
         if changes >= 2:
             contested.append(tuple_id)
     cda = cda_counts(inp, contested, pre)
-    return (*head, False, len(matrix), majority, flagged, flagged_majority, perfect, *cda)
+    labels = msgspec.json.encode(list(matrix.values())).decode()
+    return (*head, False, len(matrix), majority, flagged, flagged_majority, perfect, *cda, labels)
 
 
 def declare(reg: Registry) -> None:

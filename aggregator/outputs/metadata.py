@@ -23,6 +23,28 @@ class SkippedLine(BaseModel):
     reason: str = Field(description="why the line was rejected")
 
 
+class RunWarning(BaseModel):
+    """A coded warning raised for the run (docs/warnings.md)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str = Field(description="the warning's code, as given to --allow")
+    message: str = Field(description="what was found, with the numbers")
+    metrics: tuple[str, ...] = Field((), description="columns whose values it makes unreliable")
+    count: int | None = Field(None, description="samples or tuple items concerned, when that is one number")
+
+
+class TaxonomyUsed(BaseModel):
+    """The aspect taxonomy the refs were checked against (``--taxonomy``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="the taxonomy's name, from its file")
+    source: str = Field(description="`default` (shipped NIKLuge 2022) or the path given to --taxonomy")
+    sha256: str = Field(description="SHA-256 of the taxonomy file")
+    refs: int = Field(description="number of valid refs")
+
+
 class SideFileUse(BaseModel):
     """A side file a metric family reads next to the scorecards."""
 
@@ -44,11 +66,16 @@ class RunMetadata(BaseModel):
     input_sha256: str = Field(description="SHA-256 of the input file")
     run_ids: tuple[str, ...] = Field(description="run ids found in the input")
     profile: str | None = Field(None, description="--profile filter, if any")
+    taxonomy: TaxonomyUsed | None = Field(None, description="the taxonomy refs were checked against")
     rows_read: int = Field(description="non-blank lines in the input")
     rows_aggregated: int = Field(description="rows that entered the metrics (after --profile)")
     rows_skipped: int = Field(description="bad lines skipped (--skip-bad-lines)")
     skipped_lines: tuple[SkippedLine, ...] = Field((), description="every skipped line")
-    warnings: Frozen[str, int] = Field(default_factory=dict, description="counted oddities, e.g. polarity_defaulted")
+    warnings: tuple[RunWarning, ...] = Field((), description="coded warnings raised (docs/warnings.md)")
+    warnings_allowed: tuple[RunWarning, ...] = Field(
+        (), description="coded warnings raised but silenced with --allow")
+    counts: Frozen[str, int] = Field(
+        default_factory=dict, description="counted oddities, e.g. polarity_defaulted, unicode_near_matches")
     families: tuple[str, ...] = Field((), description="metric families in force (core always)")
     profile_fallback: bool = Field(False, description="--profile matched no row, so every row was aggregated")
     side_files: tuple[SideFileUse, ...] = Field((), description="side files of the families in force")

@@ -12,7 +12,7 @@ from functools import partial
 
 from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata import RunMetadata, SideFileUse, SkippedLine, git_commit
+from aggregator.outputs.metadata import RunMetadata, RunWarning, SideFileUse, SkippedLine, TaxonomyUsed, git_commit
 from aggregator.outputs.metrics_csv import metrics_csv
 from aggregator.outputs.names import (
     METADATA_JSON,
@@ -41,8 +41,16 @@ def prepare() -> None:
     git_commit()
 
 
+def taxonomy_used() -> TaxonomyUsed:
+    from aggregator.taxonomy import taxonomy_in_force
+
+    used = taxonomy_in_force()
+    return TaxonomyUsed(name=used.name, source=used.source, sha256=used.sha256, refs=len(used.refs))
+
+
 def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -> RunMetadata:
     return RunMetadata(
+        taxonomy=taxonomy_used(),
         git_commit=git_commit(),
         input_path=str(evaluation.input_path),
         input_sha256=evaluation.input_sha256,
@@ -52,7 +60,9 @@ def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -
         rows_aggregated=evaluation.rows_aggregated,
         rows_skipped=len(evaluation.skipped),
         skipped_lines=[SkippedLine(line=bad.line, reason=bad.reason) for bad in evaluation.skipped],
-        warnings=evaluation.warnings,
+        warnings=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.shown],
+        warnings_allowed=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.allowed],
+        counts=evaluation.warnings,
         families=list(evaluation.families),
         profile_fallback=evaluation.profile_fallback,
         side_files=[SideFileUse(name=name, used=used is not None) for name, used in evaluation.side_files.items()],
@@ -60,6 +70,14 @@ def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -
         seconds=round(evaluation.seconds, 4),
         spreadsheet_safe=spreadsheet_safe,
     )
+
+
+def with_intervals(markdown: str, evaluation: RunEvaluation) -> str:
+    """The Markdown table with the headline intervals (:mod:`aggregator.run_intervals`) after its facts."""
+    from aggregator.run_intervals import intervals_markdown
+
+    head, sep, rest = markdown.partition("\n## ")
+    return head + "\n" + intervals_markdown(evaluation) + sep.lstrip("\n") + rest if sep else markdown
 
 
 def run_files(
@@ -85,8 +103,10 @@ def run_files(
             parquet = polars_writer.submit(parquet_bytes, per_sample)
             csv = polars_writer.submit(csv_bytes, per_sample, spreadsheet_safe=spreadsheet_safe)
         markdown = metrics_markdown(
-            evaluation.registry, evaluation.metrics, title="Structural metrics", names=evaluation.run_ids, facts=facts
+            evaluation.registry, evaluation.metrics, title="Structural metrics", names=evaluation.run_ids,
+            facts=facts, warnings=evaluation.run_warnings, absent=evaluation.absent,
         )
+        markdown = with_intervals(markdown, evaluation)
         metrics = metrics_csv([evaluation.metrics])
         provenance = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe)
         metadata = provenance.model_dump_json(indent=2).encode("utf-8") + b"\n"

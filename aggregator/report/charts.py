@@ -44,14 +44,17 @@ def _defined(rows: Sequence[Row], *fields: str) -> list[Row]:
 
 
 def _label_sides(rows: Sequence[Row]) -> list[Row]:
-    """Per unit, the lower F1 is labelled on its left and the higher on its right (ties: stage order)."""
+    """Per unit, the lower F1 is labelled on its left and the higher on its right; equal values
+    (to the three decimals shown) get one label, on the right (a left label at 0 would cover the axis)."""
     by_unit: dict[object, list[Row]] = {}
     for r in rows:
         by_unit.setdefault(r["unit"], []).append(r)
     out: list[Row] = []
     for group in by_unit.values():
         ranked = sorted(group, key=lambda r: float(r["f1"]))  # type: ignore[arg-type]
-        out += [{**r, "side": "left" if i == 0 and len(ranked) > 1 else "right"} for i, r in enumerate(ranked)]
+        tied = len({f"{float(r['f1']):.3f}" for r in ranked}) == 1  # type: ignore[arg-type]
+        out += [{**r, "side": ("none" if tied and i < len(ranked) - 1 else "left" if i == 0 and len(ranked) > 1
+                               else "right")} for i, r in enumerate(ranked)]
     return out
 
 
@@ -129,17 +132,57 @@ def _by_unit(
         "facet": {"column": {"field": "unit", "type": "nominal", "sort": list(units), "title": None,
                              "header": {"labelFontSize": 13, "labelFontWeight": "bold", "labelColor": "#1f2328"}}},
         "resolve": {"scale": {"x": "independent"}},
-        "spec": {"width": width, "height": 34 * max(rows, 1), "layer": layer},
+        "spec": {"width": width, "height": row_height(rows) * max(rows, 1), "layer": layer},
     }
 
 
-def _condition_axis(conditions: Sequence[str]) -> Spec:
-    return {"field": "condition", "type": "nominal", "sort": list(conditions), "title": None,
-            "axis": {"labelLimit": 220, "labelPadding": 6}}
+def row_height(rows: int) -> int:
+    """Pixels per condition: roomy for a few, compact for many (50 conditions: 16 px, 800 px a chart)."""
+    return 34 if rows <= 8 else 24 if rows <= 20 else 16
+
+
+SHORTEN_FROM = 16
+"""Condition names sharing a prefix this long or longer are shown without it on the chart axes."""
+
+
+def short_names(conditions: Sequence[str]) -> tuple[dict[str, str], str]:
+    """Axis labels for ``conditions`` and the prefix they leave out (``""``: names as they are).
+
+    The common prefix, cut back to the ``_`` before the word in which the names first differ and
+    that word's predecessor kept, is dropped when it is at least :data:`SHORTEN_FROM` characters;
+    ``…`` marks the cut. Full names are in the tooltips and the tables.
+    """
+    names = list(dict.fromkeys(conditions))
+    if len(names) < 2:
+        return {c: c for c in names}, ""
+    common = 0
+    for chars in zip(*names):
+        if len(set(chars)) > 1:
+            break
+        common += 1
+    last = names[0].rfind("_", 0, common)
+    cut = names[0].rfind("_", 0, last) if last > 0 else -1
+    prefix = names[0][: cut + 1] if cut > 0 else ""
+    if len(prefix) < SHORTEN_FROM:
+        return {c: c for c in names}, ""
+    return {c: "…" + c[len(prefix):] for c in names}, prefix
+
+
+def _labelled(rows: Sequence[Row], conditions: Sequence[str]) -> tuple[list[Row], Spec]:
+    """Rows with their condition's axis ``label``, and the y encoding over those labels."""
+    short, prefix = short_names(conditions)
+    labelled = [{**r, "label": short.get(str(r["condition"]), str(r["condition"]))} for r in rows]
+    y = {"field": "label", "type": "nominal", "sort": [short[c] for c in dict.fromkeys(conditions)],
+         "title": f"{prefix}…" if prefix else None,
+         "axis": {"labelLimit": 220, "labelPadding": 6, "titleFontSize": 11, "titleLimit": 700, "titleAngle": 0,
+                  "titleAlign": "left", "titleAnchor": "start", "titleY": -22, "titleX": -200}}
+    return labelled, y
 
 
 def _padded(rows: Sequence[Row], fields: tuple[str, ...], pad: float) -> list[Row]:
-    """``rows`` plus, for each (metric, unit) whose values are all equal, two ``kind: "pad"`` rows at ± ``pad``.
+    """``rows`` plus, for each (metric, unit) whose values are all equal, two ``kind: "pad"`` rows
+    around them: at ± ``pad``, or at 0 and ``2 · pad`` when the value is 0 (no negative ticks on an
+    axis of values that are all 0).
 
     An axis over a single value has no width, and Vega then labels its one tick wrongly.
     """
@@ -150,8 +193,9 @@ def _padded(rows: Sequence[Row], fields: tuple[str, ...], pad: float) -> list[Ro
     out = list(rows)
     for first, values in groups.values():
         if values and min(values) == max(values):
+            around = (0.0, 2 * pad) if values[0] == 0 else (values[0] - pad, values[0] + pad)
             out += [{"metric": first["metric"], "unit": first["unit"], "condition": first["condition"], "kind": "pad",
-                     "value": values[0] + side * pad} for side in (-1, 1)]
+                     "value": value} for value in around]
     return out
 
 
@@ -163,10 +207,11 @@ def condition_means(
     ``rows``: ``{"metric", "unit", "condition", "kind": "mean", "value", "low", "high", "n"}`` and
     ``{"metric", "unit", "condition", "kind": "seed", "seed", "value"}``. A drop-down picks the metric.
     """
-    y = _condition_axis(conditions)
-    x = {"field": "value", "type": "quantitative", "title": None, "scale": {"zero": False, "nice": True}}
+    data, y = _labelled(_padded(_defined(rows, "value"), ("value", "low", "high"), 0.01), conditions)
+    x = {"field": "value", "type": "quantitative", "title": None, "scale": {"zero": False, "nice": True},
+         "axis": {"tickCount": 5}}
     means = {"filter": "datum.kind === 'mean'"}
-    data = _padded(_defined(rows, "value"), ("value", "low", "high"), 0.01)
+    step = row_height(len(conditions))
     return _by_unit(data, pick=("metric", "Metric ", metrics), units=units, rows=len(conditions), width=width, layer=[
         {"transform": [{"filter": "datum.kind === 'pad'"}], "mark": {"type": "point", "opacity": 0},
          "encoding": {"y": y, "x": x}},
@@ -178,10 +223,10 @@ def condition_means(
                                   {"field": "high", "format": ".4f", "title": "95% CI high"}]}},
         {"transform": [{"filter": "datum.kind === 'seed'"}],
          "mark": {"type": "point", "filled": True, "size": 42, "opacity": 0.6, "color": "#57606a"},
-         "encoding": {"y": y, "yOffset": {"value": 7}, "x": x,
+         "encoding": {"y": y, "yOffset": {"value": step // 5}, "x": x,
                       "tooltip": [{"field": "condition"}, {"field": "seed"}, {"field": "value", "format": ".4f"}]}},
         {"transform": [means],
-         "mark": {"type": "tick", "thickness": 3, "size": 22, "color": "#0969da"},
+         "mark": {"type": "tick", "thickness": 3, "size": min(22, step - 4), "color": "#0969da"},
          "encoding": {"y": y, "x": x,
                       "tooltip": [{"field": "condition"}, {"field": "value", "format": ".4f", "title": "mean"}]}},
     ])
@@ -196,15 +241,16 @@ def paired_deltas(
     drop-down picks the statistic; a dashed line marks no difference; p stands right of the interval.
     Green or red: the interval lies above or below 0; grey: it contains 0 (or is undefined).
     """
-    y = _condition_axis(conditions)
-    x = {"field": "delta", "type": "quantitative", "title": None, "scale": {"nice": True}}
+    x = {"field": "delta", "type": "quantitative", "title": None, "scale": {"nice": True}, "axis": {"tickCount": 5}}
+    step = row_height(len(conditions))
     color = {"condition": [{"test": "datum.low > 0", "value": "#1a7f37"},
                            {"test": "datum.high < 0", "value": "#cf222e"}], "value": "#6e7781"}
     tooltip = [{"field": "condition"}, {"field": "n", "title": "samples"},
                {"field": "delta", "format": "+.4f", "title": "Δ"},
                {"field": "low", "format": "+.4f", "title": "95% CI low"},
                {"field": "high", "format": "+.4f", "title": "95% CI high"}, {"field": "p_text", "title": "p"}]
-    data = [{**r, "label_at": r["delta"] if r.get("high") is None else r["high"]} for r in _defined(rows, "delta")]
+    data, y = _labelled([{**r, "label_at": r["delta"] if r.get("high") is None else r["high"]}
+                         for r in _defined(rows, "delta")], conditions)
     return _by_unit(data, pick=("statistic", "Statistic ", statistics), units=units, rows=len(conditions),
                     width=width, layer=[
         {"mark": {"type": "rule", "color": "#8c959f", "strokeDash": [4, 3]},
@@ -212,8 +258,9 @@ def paired_deltas(
         {"transform": [{"filter": "isValid(datum.low)"}], "mark": {"type": "rule", "strokeWidth": 2.5},
          "encoding": {"y": y, "x": {**x, "field": "low"}, "x2": {"field": "high"}, "color": color,
                       "tooltip": tooltip}},
-        {"mark": {"type": "point", "filled": True, "size": 90, "opacity": 1},
+        {"mark": {"type": "point", "filled": True, "size": 90 if step > 20 else 40, "opacity": 1},
          "encoding": {"y": y, "x": x, "color": color, "tooltip": tooltip}},
-        {"mark": {"type": "text", "align": "left", "baseline": "middle", "dx": 8, "fontSize": 11, "color": "#57606a"},
+        {"mark": {"type": "text", "align": "left", "baseline": "middle", "dx": 8, "fontSize": 11 if step > 20 else 10,
+                  "color": "#57606a"},
          "encoding": {"y": y, "x": {**x, "field": "label_at"}, "text": {"field": "p_text"}}},
     ])

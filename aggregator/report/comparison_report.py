@@ -1,28 +1,34 @@
 """``report.html`` of a comparison: conditions with seed scatter, paired differences, flips, self-consistency.
 
 Everything comes from a :class:`~aggregator.compare.result.ComparisonResult`: per-run values
-from ``runs``, means and standard deviations from ``conditions``, the paired bootstrap
+from ``runs``, means, SDs and the 95% intervals of the means from ``conditions``, the contrasts'
 intervals and p-values from ``paired``, and the ``flips`` and ``self_consistency`` tables.
-The one number added here is the 95% interval of a condition's mean over its seeds
-(:func:`seed_interval`), drawn as the error bar beside the seed dots.
 """
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
-from aggregator.compare.markdown import STATISTIC_LABELS, mean_std, signed
+from aggregator.compare.markdown import (
+    AGREEMENT,
+    agreement_rows,
+    interval,
+    label,
+    mean_sd,
+    method_caption,
+    p_cell,
+    signed,
+)
+from aggregator.compare.degenerate import degenerate_notes
 from aggregator.compare.result import ComparisonResult
-from aggregator.compare.tables import PER_UNIT, UNIT_SUFFIXES
+from aggregator.compare.tables import UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
 from aggregator.report import charts
 from aggregator.report.html import esc, page
 from aggregator.version import __version__
 
-CONFIDENCE = 0.95
+STATISTIC_LABELS = {"tuple_f1_s2": "F1 S2", "delta_f1": "ΔF1 (S2 − S1)"}
 UNITS = dict(zip(UNIT_LABELS, UNIT_SUFFIXES))
 METRIC_LABELS = {
     "tuple_f1_s2": "F1 S2",
@@ -33,40 +39,32 @@ METRIC_LABELS = {
     "net_gain": "Net gain",
 }
 FACET_WIDTH = 330
-
-
-def seed_interval(mean: float | None, std: float | None, n: int) -> tuple[float | None, float | None]:
-    """95% interval of a mean over ``n`` seeds: mean ± t(0.975, n − 1) · std / √n (Student t).
-
-    Undefined (None, None) for fewer than two seeds or an undefined mean or std.
-    """
-    if mean is None or std is None or n < 2:
-        return None, None
-    from scipy.special import stdtrit
-
-    half = float(stdtrit(n - 1, 1 - (1 - CONFIDENCE) / 2)) * std / math.sqrt(n)
-    return mean - half, mean + half
+LISTED_CONDITIONS = 6
+"""Up to this many conditions are named in the page header; more are only in the tables."""
 
 
 def _metric(name: str, unit: str) -> str:
     return f"{name}{UNITS[unit]}"
 
 
+def _by_metric(frame: pl.DataFrame, key: str) -> dict[tuple[str, str], dict[str, object]]:
+    return {(str(r[key]), str(r["metric"])): r for r in frame.iter_rows(named=True)}
+
+
 def condition_rows(result: ComparisonResult) -> list[dict[str, object]]:
-    """Chart rows: per metric, unit and condition the mean with its seed interval, and each seed's value."""
+    """Chart rows: per metric, unit and condition the mean with its 95% interval, and each seed's value."""
     rows: list[dict[str, object]] = []
-    conditions = {r["condition"]: r for r in result.conditions.iter_rows(named=True)}
-    for name, label in METRIC_LABELS.items():
+    summaries = _by_metric(result.conditions, "condition")
+    for name, text in METRIC_LABELS.items():
         for unit in UNITS:
             metric = _metric(name, unit)
             runs = result.runs.select("condition", "seed", "run_id", metric).drop_nulls(metric)
             for condition in result.conditions_order:
                 mine = runs.filter(pl.col("condition") == condition)
-                summary = conditions[condition]
-                low, high = seed_interval(summary[f"{metric}_mean"], summary[f"{metric}_std"], mine.height)
-                base = {"metric": label, "unit": UNIT_LABELS[unit], "condition": condition}
-                rows.append({**base, "kind": "mean", "value": summary[f"{metric}_mean"], "low": low, "high": high,
-                             "n": mine.height})
+                summary = summaries[(condition, metric)]
+                base = {"metric": text, "unit": UNIT_LABELS[unit], "condition": condition}
+                rows.append({**base, "kind": "mean", "value": summary["mean"], "low": summary["ci_low"],
+                             "high": summary["ci_high"], "n": mine.height})
                 rows += [{**base, "kind": "seed", "seed": r["seed"] if r["seed"] is not None else r["run_id"],
                           "value": r[metric]} for r in mine.iter_rows(named=True)]
     return rows
@@ -79,14 +77,21 @@ def p_text(p: float | None) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
+def _against_baseline(result: ComparisonResult) -> pl.DataFrame:
+    return result.paired.filter(pl.col("condition_a") == result.baseline)
+
+
 def paired_rows(result: ComparisonResult) -> list[dict[str, object]]:
-    """Chart rows of ``paired``: one per condition, unit and statistic."""
-    return [
-        {"statistic": STATISTIC_LABELS[r["statistic"]], "unit": UNIT_LABELS[r["unit"]], "condition": r["condition_b"],
-         "delta": r["delta"], "low": r["ci_low"], "high": r["ci_high"], "p_text": p_text(r["p_value"]),
-         "n": r["n_samples"]}
-        for r in result.paired.iter_rows(named=True)
-    ]
+    """Chart rows: F1 S2 and ΔF1 per unit of each condition against the baseline."""
+    rows = []
+    for r in _against_baseline(result).iter_rows(named=True):
+        for name, text in STATISTIC_LABELS.items():
+            for unit, suffix in UNITS.items():
+                if r["metric"] == f"{name}{suffix}":
+                    rows.append({"statistic": text, "unit": UNIT_LABELS[unit], "condition": r["condition_b"],
+                                 "delta": r["delta"], "low": r["ci_low"], "high": r["ci_high"],
+                                 "p_text": p_text(r["p_value"]), "n": r["n_samples"]})
+    return rows
 
 
 def _table(header: list[str], rows: list[list[str]], numeric_from: int, cls: str = "data") -> str:
@@ -106,31 +111,46 @@ def _tone(low: float | None, high: float | None) -> str:
     return "good" if low > 0 else "bad" if high < 0 else ""
 
 
+def _shown(result: ComparisonResult, frame: pl.DataFrame) -> list[dict[str, object]]:
+    order = {m: i for i, m in enumerate(result.metrics_shown)}
+    return sorted((r for r in frame.iter_rows(named=True) if r["metric"] in order),
+                  key=lambda r: order[str(r["metric"])])
+
+
 def conditions_table(result: ComparisonResult) -> str:
-    """Condition, runs, seeds, then F1 final and ΔF1 per unit as mean ± std over runs."""
-    metrics = [_metric(n, u) for n in ("tuple_f1_s2", "delta_f1") for u in UNITS]
-    header = ["Condition", "Runs", "Seeds", *(f"{STRUCTURAL[m].label}" for m in metrics)]
+    """Per shown metric and condition: runs, seeds, mean ± SD and the 95% interval of the mean."""
+    header = ["Metric", "Condition", "Runs", "Seeds", "Mean ± SD", "95% CI", "Seed share", "Note"]
     rows = []
-    for r in result.conditions.iter_rows(named=True):
+    for r in _shown(result, result.conditions):
         name = esc(r["condition"]) + (' <span class="tag">baseline</span>' if r["condition"] == result.baseline else "")
-        seeds = ", ".join(map(str, r["seeds"])) or "—"
-        rows.append([f"<th scope=\"row\">{name}</th>", _num(str(r["n_runs"])), f"<td>{esc(seeds)}</td>",
-                     *(_num(mean_std(r, m)) for m in metrics)])
-    return _table(header, rows, 3)
+        seeds = ", ".join(map(str, r["seeds"])) or "—"  # type: ignore[call-overload]
+        rows.append([f"<td>{esc(label(str(r['metric'])))}</td>", f'<th scope="row">{name}</th>',
+                     _num(str(r["n_defined"])), f"<td>{esc(seeds)}</td>", _num(mean_sd(r)),
+                     _num(interval(r["ci_low"], r["ci_high"])), _num(markdown_cell(r["seed_share"], 2)),
+                     f"<td>{esc(str(r['note'] or ''))}</td>"])
+    return _table(header, rows, 2)
 
 
 def paired_table(result: ComparisonResult) -> str:
-    """Each condition against the baseline: n, both means, Δ with its 95% CI, p."""
-    header = ["Condition", "Unit", "Statistic", "Samples", "Baseline", "Condition", "Δ", "95% CI", "p"]
+    """Each contrast for the shown metrics: n, both means, Δ with its 95% interval, p."""
+    header = ["Metric", "A", "B", "Samples", "Mean A", "Mean B", "Δ", "95% CI", "p", "Note"]
     rows = [
-        [f'<th scope="row">{esc(r["condition_b"])}</th>', f"<td>{esc(UNIT_LABELS[r['unit']])}</td>",
-         f"<td>{esc(STATISTIC_LABELS[r['statistic']])}</td>", _num(str(r["n_samples"])),
-         _num(markdown_cell(r["mean_a"])), _num(markdown_cell(r["mean_b"])), _num(signed(r["delta"]), _tone(r["ci_low"], r["ci_high"])),
-         _num("N/A" if r["ci_low"] is None else f"[{signed(r['ci_low'])}, {signed(r['ci_high'])}]"),
-         _num(markdown_cell(r["p_value"]))]
-        for r in result.paired.iter_rows(named=True)
+        [f"<td>{esc(label(str(r['metric'])))}</td>", f"<td>{esc(r['condition_a'])}</td>",
+         f'<th scope="row">{esc(r["condition_b"])}</th>', _num(str(r["n_samples"])),
+         _num(markdown_cell(r["mean_a"])), _num(markdown_cell(r["mean_b"])),
+         _num(signed(r["delta"]), _tone(r["ci_low"], r["ci_high"])),
+         _num(interval(r["ci_low"], r["ci_high"], sign=True)), _num(p_cell(r["p_value"])),
+         f"<td>{esc(str(r['note'] or ''))}</td>"]
+        for r in _shown(result, result.paired)
     ]
     return _table(header, rows, 3)
+
+
+def agreement_table(result: ComparisonResult) -> str:
+    """Fleiss' κ and Krippendorff's α of the review agents with their intervals."""
+    header = ["Scope", "Runs", "Samples", "Tuples", *(text for _, text in AGREEMENT)]
+    rows = [[f'<th scope="row">{esc(r[0])}</th>', *(_num(c) for c in r[1:])] for r in agreement_rows(result.agreement)]
+    return _table(header, rows, 1)
 
 
 def flips_table(result: ComparisonResult) -> str:
@@ -148,11 +168,11 @@ def flips_table(result: ComparisonResult) -> str:
 
 def consistency_table(result: ComparisonResult) -> str:
     """Agreement between the seeds of each condition."""
-    header = ["Condition", "Runs", "Samples", "Tuple agreement", "Mean Jaccard",
+    header = ["Condition", "Runs", "Samples", "Cross-run tuple agreement", "Mean Jaccard",
               *(f"{UNIT_LABELS[u]} correct agreement" for u in UNITS)]
     rows = [
         [f'<th scope="row">{esc(r["condition"])}</th>', _num(str(r["n_runs"])), _num(str(r["n_samples"])),
-         _num(markdown_cell(r["tuple_agreement_rate"])), _num(markdown_cell(r["mean_jaccard"])),
+         _num(markdown_cell(r["cross_run_tuple_agreement"])), _num(markdown_cell(r["mean_jaccard"])),
          *(_num(markdown_cell(r[f"{u}_correct_agreement"])) for u in UNITS)]
         for r in result.self_consistency.iter_rows(named=True)
     ]
@@ -172,11 +192,12 @@ def runs_table(result: ComparisonResult) -> str:
 
 
 def _facts(result: ComparisonResult) -> str:
-    counts = ", ".join(f"{esc(c)} × {n}" for c, n in result.conditions.select("condition", "n_runs").iter_rows())
+    counts = ", ".join(f"{esc(c)} × {n}" for c, n in result.runs.group_by("condition", maintain_order=True).len().iter_rows())
     return " · ".join([
-        f"{result.runs.height} runs in {len(result.conditions_order)} conditions ({counts})",
+        f"{result.runs.height} runs in {len(result.conditions_order)} conditions "
+        + (f"({counts})" if len(result.conditions_order) <= LISTED_CONDITIONS else "(see the tables)"),
         f"baseline <code>{esc(result.baseline)}</code>",
-        f"{result.resamples} resamples, seed {result.seed}",
+        f"{result.resamples} resamples, seed {result.seed}, SD ddof {result.ddof}",
         f"absa-aggregator {esc(__version__)}",
     ])
 
@@ -190,7 +211,12 @@ def comparison_report(result: ComparisonResult) -> bytes:
     units = [UNIT_LABELS[u] for u in UNITS]
     conditions = list(result.conditions_order)
     others = [c for c in conditions if c != result.baseline]
-    notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes)
+    degenerate = set(degenerate_notes(result.degenerate))
+    notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes if n not in degenerate)
+    if degenerate:
+        cases = "".join(f"<li>{esc(n)}</li>" for n in result.notes if n in degenerate)
+        notes += (f"<li><details><summary>{len(degenerate)} degenerate case(s): metrics 0 or undefined in every run, "
+                  f"identical runs, contrasts on few samples</summary><ul>{cases}</ul></details></li>")
     paired_empty = '<p class="note">Only one condition: nothing to pair.</p>' if not result.paired.height else None
     body = f"""
 <header>
@@ -200,14 +226,16 @@ def comparison_report(result: ComparisonResult) -> bytes:
 <main>
 {f'<ul class="notes">{notes}</ul>' if notes else ""}
 {_section("Conditions", "Per condition: the mean over its seeds (blue tick) with the 95% interval of that mean "
-          "(blue bar: mean ± t·sd/√n over seeds), and one grey dot per seed. Pick the metric above the chart.",
+          "over seeds and samples (blue bar), and one grey dot per seed. Pick the metric above the chart. "
+          + esc(method_caption(result)),
           '<div class="chart" data-chart="conditions"></div>' + conditions_table(result))}
 {_section(f"Against the baseline {result.baseline}",
-          "Per sample, the condition's score minus the baseline's (each averaged over its seeds), on the samples "
-          "with gold in both; dot = mean difference, bar = 95% paired bootstrap interval, p = two-sided sign-flip "
-          f"permutation test ({result.resamples} resamples). Right of the dashed line: higher than the baseline; "
-          "green or red: the interval excludes 0.",
+          "The condition's mean minus the baseline's, on the samples present in every run of both; dot = Δ, "
+          "bar = its 95% interval, p from the same test. Right of the dashed line: higher than the baseline; "
+          "green or red: the interval excludes 0. " + esc(method_caption(result)),
           '<div class="chart" data-chart="paired"></div>' + paired_table(result), paired_empty)}
+{_section("Agreement of the review agents", "Agents A, B, C over the reviewed tuple ids; 95% percentile bootstrap "
+          "intervals over samples.", agreement_table(result)) if result.agreement.height else ""}
 {_section("Flips", "Samples correct at the final stage (in most of a condition's runs) under one condition "
           "and not the other.", flips_table(result),
           None if result.flips.height else '<p class="note">Only one condition: no pair.</p>')}
@@ -232,6 +260,6 @@ def comparison_report(result: ComparisonResult) -> bytes:
             ),
         },
     }
-    if not result.paired.height:
+    if not paired_rows(result):
         del data["charts"]["paired"]
     return page(title="Run comparison — report", body=body, data=data)

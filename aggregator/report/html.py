@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from pathlib import Path
 
 import msgspec
@@ -21,6 +22,7 @@ ASSETS = Path(__file__).parent / "assets"
 VENDORED = ("vega.min.js", "vega-lite.min.js")
 REPORT_ASSETS = (*VENDORED, "report.css", "report.js")
 _JSON_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+_CODE = re.compile(r"`([^`]*)`")
 
 
 class AssetError(RuntimeError):
@@ -30,6 +32,11 @@ class AssetError(RuntimeError):
 def esc(value: object) -> str:
     """Text for HTML content or a quoted attribute."""
     return html.escape(str(value), quote=True)
+
+
+def esc_code(value: object) -> str:
+    """:func:`esc`, with Markdown-style `code` spans shown as ``<code>``."""
+    return _CODE.sub(r"<code>\1</code>", esc(value))
 
 
 @functools.cache

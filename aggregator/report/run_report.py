@@ -8,7 +8,7 @@ per-sample table's columns. Nothing is recomputed here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -20,7 +20,9 @@ from aggregator.pipeline import RunEvaluation
 from aggregator.report import charts
 from aggregator.report.html import esc, page
 from aggregator.report.metric_tables import metric_rows_table, metrics_details
+from aggregator.run_intervals import intervals_html
 from aggregator.report.samples import capped_payload
+from aggregator.report.warnings_html import MARK, marked, warning_banner
 from aggregator.units import UNITS
 from aggregator.version import __version__
 
@@ -46,23 +48,30 @@ def transition_counts(table: pl.DataFrame) -> dict[str, dict[str, int]]:
     return {u: {k: int(row[f"{u}:{k}"] or 0) for k in TRANSITIONS} for u in UNITS}
 
 
-def _signed(value: object, better: bool | None) -> str:
-    """A Δ-like cell: sign always shown, coloured good/bad by the metric's direction."""
+Marks = Mapping[str, Sequence[str]]
+
+
+def _signed(value: object, better: bool | None) -> tuple[str, str]:
+    """A Δ-like value: sign always shown, toned good/bad by the metric's direction."""
     if not isinstance(value, float):
-        return f'<td class="num na">{esc(markdown_cell(value))}</td>'
+        return markdown_cell(value), "na"
     tone = "" if value == 0 or better is None else ("good" if (value > 0) == better else "bad")
-    return f'<td class="num {tone}">{value:+.4f}</td>'
+    return f"{value:+.4f}", tone
 
 
-def _cell(name: str, values: dict[str, object]) -> str:
+def _cell(name: str, values: dict[str, object], marks: Marks) -> str:
+    """A headline cell; a value a warning marks is greyed (no tone) and carries the marker."""
     metric, value = STRUCTURAL[name], values.get(name)
     if name.startswith(("delta_f1", "net_gain")):
-        return _signed(value, metric.higher_is_better)
-    cls = "num na" if value is None else "num"
-    return f'<td class="{cls}">{esc(markdown_cell(value))}</td>'
+        text, tone = _signed(value, metric.higher_is_better)
+    else:
+        text, tone = markdown_cell(value), "na" if value is None else ""
+    codes = marks.get(name, ())
+    cls = "num warned" if codes else f"num {tone}".strip()
+    return f'<td class="{cls}">{marked(text, codes)}</td>'
 
 
-def headline_table(values: dict[str, object], counts: dict[str, dict[str, int]]) -> str:
+def headline_table(values: dict[str, object], counts: dict[str, dict[str, int]], marks: Marks) -> str:
     """One row per unit: F1 S1, F1 final, ΔF1, fix/break rates, net gain and the fix/break counts."""
     head = "".join(
         f'<th class="num" title="{esc(STRUCTURAL[name].meaning + " = " + STRUCTURAL[name].formula)}">{esc(text)}</th>'
@@ -70,7 +79,7 @@ def headline_table(values: dict[str, object], counts: dict[str, dict[str, int]])
     )
     rows = []
     for unit in UNITS:
-        cells = "".join(_cell(name + suffix(unit), values) for name, _ in HEADLINE_COLUMNS)
+        cells = "".join(_cell(name + suffix(unit), values, marks) for name, _ in HEADLINE_COLUMNS)
         c = counts[unit]
         primary = ' class="primary"' if unit == "refpol" else ""
         rows.append(
@@ -85,23 +94,23 @@ def headline_table(values: dict[str, object], counts: dict[str, dict[str, int]])
     )
 
 
-def key_figures(values: dict[str, object]) -> str:
-    """The Ref-F1 story in four cards: final F1 (from stage 1), ΔF1, fix and break rate, CDA."""
-    s1, s2, delta = (values.get(n) for n in ("tuple_f1_s1", "tuple_f1_s2", "delta_f1"))
-    delta_text = f"{delta:+.4f}" if isinstance(delta, float) else markdown_cell(delta)
-    tone = "" if not isinstance(delta, float) or delta == 0 else ("good" if delta > 0 else "bad")
+def key_figures(values: dict[str, object], marks: Marks) -> str:
+    """The Ref-F1 story in six cards: final F1 (from stage 1), ΔF1, fix and break rate, net gain, CDA."""
+    s1 = values.get("tuple_f1_s1")
+    delta, tone = _signed(values.get("delta_f1"), True)
     cards = [
-        ("Ref-F1 final", markdown_cell(s2), f"stage 1: {markdown_cell(s1)}", ""),
-        ("ΔRef-F1", delta_text, "final − stage 1", tone),
-        ("Fix rate", markdown_cell(values.get("fix_rate")), "of stage-1 wrong samples", ""),
-        ("Break rate", markdown_cell(values.get("break_rate")), "of stage-1 correct samples", ""),
-        ("Net gain", markdown_cell(values.get("net_gain")), "(fixes − breaks) / N", ""),
-        ("CDA", markdown_cell(values.get("cda")), "fixes among changed wrong samples", ""),
+        ("tuple_f1_s2", "Ref-F1 final", markdown_cell(values.get("tuple_f1_s2")), f"stage 1: {markdown_cell(s1)}", ""),
+        ("delta_f1", "ΔRef-F1", delta, "final − stage 1", tone),
+        ("fix_rate", "Fix rate", markdown_cell(values.get("fix_rate")), "of stage-1 wrong samples", ""),
+        ("break_rate", "Break rate", markdown_cell(values.get("break_rate")), "of stage-1 correct samples", ""),
+        ("net_gain", "Net gain", markdown_cell(values.get("net_gain")), "(fixes − breaks) / N", ""),
+        ("cda", "CDA", markdown_cell(values.get("cda")), "fixes among changed wrong samples", ""),
     ]
     return '<div class="cards">' + "".join(
         f'<div class="card"><div class="card-label">{esc(label)}</div>'
-        f'<div class="card-value {tone}">{esc(value)}</div><div class="card-note">{esc(note)}</div></div>'
-        for label, value, note, tone in cards
+        f'<div class="card-value {"warned" if name in marks else tone}">{marked(value, marks.get(name, ()))}</div>'
+        f'<div class="card-note">{esc(note)}</div></div>'
+        for name, label, value, note, tone in cards
     ) + "</div>"
 
 
@@ -110,14 +119,21 @@ def _fact(fact: Fact) -> str:
     return f"{esc(fact.label)}: " + " ".join(part for part in (names, esc(fact.note)) if part)
 
 
+
 def _facts(facts: Sequence[Fact]) -> str:
     """The facts but the run (the heading names it) as one line, names from the input as code."""
     shown = [_fact(fact) for fact in facts if fact.label != "Run"]
     return " · ".join([*shown, f"absa-aggregator {esc(__version__)}"])
 
 
-def _chart_rows(values: dict[str, object], counts: dict[str, dict[str, int]]) -> tuple[list[dict], list[dict]]:
-    labels = [UNIT_LABELS[u] for u in UNITS]
+def unit_labels(marks: Marks) -> list[str]:
+    """The units' chart labels; a unit whose final F1 a warning marks carries the marker."""
+    return [UNIT_LABELS[u] + (f" {MARK}" if f"tuple_f1_s2{suffix(u)}" in marks else "") for u in UNITS]
+
+
+def _chart_rows(
+    values: dict[str, object], counts: dict[str, dict[str, int]], labels: list[str]
+) -> tuple[list[dict], list[dict]]:
     f1 = [
         {"unit": label, "stage": stage, "f1": values.get(f"tuple_f1_{s}{suffix(u)}")}
         for u, label in zip(UNITS, labels)
@@ -142,30 +158,28 @@ def _cap_note(shown: int, total: int) -> str:
 def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -> bytes:
     """The run's ``report.html`` as bytes, with ``facts`` (default: :func:`~aggregator.outputs.facts.run_facts`)."""
     values = evaluation.metrics
+    marks = evaluation.run_warnings.marks()
     counts = transition_counts(evaluation.table)
-    f1_rows, move_rows = _chart_rows(values, counts)
-    units = [UNIT_LABELS[u] for u in UNITS]
+    units = unit_labels(marks)
+    f1_rows, move_rows = _chart_rows(values, counts, units)
     n_gold = values["N_gold"]
     run_name = ", ".join(evaluation.run_ids)
     samples, shown = capped_payload(evaluation.table, {u: UNIT_NAMES[u] for u in UNITS})
-    no_gold = (
-        '<p class="warning">No sample has gold: F1, fix and break metrics are undefined (N/A) for this input.</p>'
-        if not values.get("gold_available") else ""
-    )
     body = f"""
 <header>
   <h1>{esc(run_name)} <span class="kind">· run report</span></h1>
   <p class="facts">{_facts(run_facts(evaluation) if facts is None else facts)}</p>
 </header>
 <main>
-{no_gold}
+{warning_banner(evaluation.run_warnings)}
 <section id="headline">
   <h2>Headline</h2>
-  {key_figures(values)}
-  {headline_table(values, counts)}
+  {key_figures(values, marks)}
+  {headline_table(values, counts, marks)}
   <p class="note">Means over the {esc(n_gold)} samples with gold. A sample is <em>correct</em> when its precision and
   recall are both 1 under the unit. Fix rate = fix / (fix + still); break rate = break / (break + keep);
   net gain = (fix − break) / N. N/A: undefined for this input. Hover a column for its definition.</p>
+  {intervals_html(evaluation)}
 </section>
 <section id="charts" class="grid2">
   <figure><figcaption>Stage 1 vs final, per unit</figcaption><div class="chart" data-chart="stage_f1"></div></figure>
@@ -181,11 +195,11 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
 </section>
 <section id="appendix">
   <h2>Appendix</h2>
-  {metric_rows_table(evaluation.registry, values, section="appendix")}
+  {metric_rows_table(evaluation.registry, values, section="appendix", marks=marks, absent=evaluation.absent)}
 </section>
 <section id="all-metrics">
   <h2>All metrics</h2>
-  {metrics_details(evaluation.registry, values)}
+  {metrics_details(evaluation.registry, values, marks=marks, absent=evaluation.absent)}
 </section>
 </main>
 """

@@ -9,8 +9,9 @@ than decoded and encoded again.
 
 The page stays small whatever the input: :func:`shown_samples` keeps at most
 :data:`MAX_SAMPLES` samples, in sample-key order, whose data fit in :data:`MAX_SAMPLE_BYTES`
-once encoded; a text longer than :data:`MAX_TEXT` characters (a key, a ref, a term) is
-cut with ``…`` and a cell keeps at most :data:`MAX_TUPLES` tuples. The page says so and
+once encoded; a text longer than :data:`MAX_TEXT` characters (a key, a ref, a term; the
+input text: :data:`MAX_INPUT_TEXT`) is cut with ``…`` and a long cell keeps at most
+:data:`MAX_TUPLES` tuples. The page says so and
 points to ``per_sample.parquet``, which holds every sample in full.
 """
 
@@ -23,6 +24,8 @@ import polars as pl
 
 from aggregator.per_sample import TRANSITIONS
 from aggregator.report.html import script_json
+from aggregator.sample_marks import all_marks
+from aggregator.units import UNITS
 
 TUPLE_COLUMNS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}
 DIGITS = 4
@@ -31,6 +34,7 @@ MAX_SAMPLE_BYTES = 16 << 20
 """The sample table's data in the page at most (with the 0.8 MB of vendored charting code and the
 rest of the page, report.html stays well under 25 MB)."""
 MAX_TEXT = 200
+MAX_INPUT_TEXT = 2_000
 MAX_TUPLES = 50
 CUT = "…"
 _TUPLES = msgspec.json.Decoder(list[list[str]])
@@ -49,19 +53,23 @@ def _cut_tuples(text: str) -> str:
     return msgspec.json.encode(kept).decode()
 
 
-def _cut_texts(table: pl.DataFrame) -> pl.DataFrame:
-    """``table`` with long keys and run ids cut, and tuple cells of more than ``3 × MAX_TUPLES × MAX_TEXT``
-    characters cut (:func:`_cut_tuples`)."""
+def _cut_texts(table: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, list[bool]]]:
+    """``table`` with long keys, run ids and input texts cut, and tuple cells of more than
+    ``3 × MAX_TUPLES × MAX_TEXT`` characters cut (:func:`_cut_tuples`); and, per tuple column,
+    which cells were."""
+    limits = {"sample_key": MAX_TEXT, "run_id": MAX_TEXT, "input_text": MAX_INPUT_TEXT}
     table = table.with_columns(
-        pl.when(pl.col(c).str.len_chars() > MAX_TEXT).then(pl.col(c).str.slice(0, MAX_TEXT) + CUT).otherwise(pl.col(c))
-        for c in ("sample_key", "run_id")
+        pl.when(pl.col(c).str.len_chars() > n).then(pl.col(c).str.slice(0, n) + CUT).otherwise(pl.col(c))
+        for c, n in limits.items() if c in table.columns
     )
+    shortened: dict[str, list[bool]] = {}
     for column in TUPLE_COLUMNS.values():
         long = table.get_column(column).str.len_chars() > 3 * MAX_TUPLES * MAX_TEXT
+        shortened[column] = long.to_list()
         if long.any():
             cut = [_cut_tuples(text) if is_long else text for text, is_long in zip(table.get_column(column), long)]
             table = table.with_columns(pl.Series(column, cut, dtype=pl.String))
-    return table
+    return table, shortened
 
 
 def capped_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> tuple[dict[str, object], int]:
@@ -70,7 +78,7 @@ def capped_payload(table: pl.DataFrame, unit_names: Mapping[str, str]) -> tuple[
     several_runs = table.get_column("run_id").n_unique() > 1
     count = min(table.height, MAX_SAMPLES)
     while True:
-        payload = sample_payload(_cut_texts(table.head(count)), unit_names, several_runs=several_runs)
+        payload = sample_payload(table.head(count), unit_names, several_runs=several_runs, cut=True)
         size = len(script_json(payload))
         if size <= MAX_SAMPLE_BYTES or count <= 1:
             return payload, count
@@ -93,19 +101,26 @@ def _raw_json(column: pl.Series) -> msgspec.Raw:
 
 
 def sample_payload(
-    table: pl.DataFrame, unit_names: Mapping[str, str], *, several_runs: bool | None = None
+    table: pl.DataFrame, unit_names: Mapping[str, str], *, several_runs: bool | None = None, cut: bool = False
 ) -> dict[str, object]:
-    """``{"key", "run"?, "has_gold", "changed", "gold", "s1", "s2", "units": {unit: {...}}}``.
+    """``{"key", "text", "run"?, "has_gold", "gold", "s1", "s2", "units": {unit: {...}}}``.
 
     ``run`` is present only when the input holds several runs (``several_runs``; default: the
-    table does). Per unit: its display ``name``, the ``transition`` of every sample and its F1
-    at both stages (``DIGITS`` decimals).
+    table does). Per unit: its display ``name``, the ``transition`` of every sample, its F1 at
+    both stages (``DIGITS`` decimals) and the ``marks`` of each tuple under the unit
+    (:mod:`aggregator.sample_marks`, of the tuples in full). ``cut``: long texts cut (module doc).
     """
+    marks = all_marks(table, [UNITS[unit] for unit in unit_names])  # type: ignore[index]
+    if cut:
+        table, shortened = _cut_texts(table)
+        for stages in marks.values():
+            for stage, column in TUPLE_COLUMNS.items():
+                stages[stage] = [m[:MAX_TUPLES] if short else m for m, short in zip(stages[stage], shortened[column])]
     run_ids = table.get_column("run_id")
     payload: dict[str, object] = {
         "key": _json(table.get_column("sample_key")),
+        "text": _json(table.get_column("input_text")),
         "has_gold": _json(table.get_column("has_gold")),
-        "changed": _json(table.get_column("changed")),
         "transitions": list(TRANSITIONS),
     }
     if several_runs if several_runs is not None else run_ids.n_unique() > 1:
@@ -120,6 +135,7 @@ def sample_payload(
             "transition": _json(table.get_column(f"{unit}_transition")),
             "f1_s1": _json(scores.get_column(f"{unit}_s1")),
             "f1_s2": _json(scores.get_column(f"{unit}_s2")),
+            "marks": {stage: msgspec.Raw(msgspec.json.encode(values)) for stage, values in marks[unit].items()},
         }
         for unit, name in unit_names.items()
     }

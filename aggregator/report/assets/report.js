@@ -37,8 +37,34 @@
     return value === null || value === undefined ? "N/A" : Number(value).toFixed(4);
   }
 
-  function tupleKey(t) {
-    return JSON.stringify(t);
+  /* marks: one character per tuple under the selected unit (aggregator/sample_marks.py):
+     m = its pair matches (for gold: found by the final stage), x = not matched, - = no pair in the unit;
+     M / X: the same, and the pair is not in the other stage (dropped from stage 1, added in the final) */
+  var MARK_CLASSES = { m: "in-gold", x: "", "-": "outside" };
+  var GOLD_MARK_CLASSES = { m: "in-gold", x: "missed", "-": "outside" };
+
+  function stageMark(mark, changed) {
+    var lower = mark.toLowerCase();
+    return MARK_CLASSES[lower] + (mark !== lower ? " " + changed : "");
+  }
+
+  /* "← Previous · 26–50 of 120 samples · Next →" for state.page of PAGE_SIZE rows; redraw() after a click. */
+  function drawPager(holder, state, total, noun, redraw) {
+    var pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    holder.textContent = "";
+    var prev = el("button", null, "\u2190 Previous");
+    prev.type = "button";
+    prev.disabled = state.page === 0;
+    prev.addEventListener("click", function () { state.page -= 1; redraw(); });
+    var next = el("button", null, "Next \u2192");
+    next.type = "button";
+    next.disabled = state.page >= pages - 1;
+    next.addEventListener("click", function () { state.page += 1; redraw(); });
+    var first = total ? state.page * PAGE_SIZE + 1 : 0;
+    var last = Math.min(total, (state.page + 1) * PAGE_SIZE);
+    holder.appendChild(prev);
+    holder.appendChild(el("span", "range", first + "\u2013" + last + " of " + total + " " + noun));
+    holder.appendChild(next);
   }
 
   function tupleList(tuples, mark) {
@@ -47,8 +73,8 @@
       cell.appendChild(el("span", "empty-list", "none"));
       return cell;
     }
-    tuples.forEach(function (t) {
-      var row = el("div", "tuple " + (mark ? mark(t) : ""));
+    tuples.forEach(function (t, j) {
+      var row = el("div", "tuple " + (mark ? mark(t, j) : ""));
       row.appendChild(t[0] ? el("span", "ref", t[0]) : el("span", "ref empty", "no ref"));
       row.appendChild(t[1] ? el("span", "term", "\u201c" + t[1] + "\u201d") : el("span", "term empty", "implicit"));
       var known = ["positive", "negative", "neutral"].indexOf(t[2]) >= 0;
@@ -63,7 +89,7 @@
     ["fix", "Fixes", "wrong at stage 1, correct at the final stage"],
     ["break", "Breaks", "correct at stage 1, wrong at the final stage"],
     ["miss", "Misses", "wrong at the final stage (still wrong or broken)"],
-    ["changed", "Changed", "the review changed the tuple set"],
+    ["changed", "Changed", "the review changed the pairs of the selected unit"],
   ];
 
   function sampleTable(s, root) {
@@ -75,17 +101,22 @@
     function matches(i, filter, unit) {
       var move = s.units[unit].transition[i];
       if (filter === "all") return true;
-      if (filter === "changed") return s.changed[i];
+      if (filter === "changed") return changedUnder(unit, i);
       if (!s.has_gold[i]) return false;
       if (filter === "miss") return move === "break" || move === "still";
       return move === filter;
+    }
+
+    function changedUnder(unit, i) {
+      var m = s.units[unit].marks;
+      return /[MX]/.test(m.s1[i]) || /[MX]/.test(m.s2[i]);
     }
 
     function searchText(i) {
       if (haystack === null) {
         haystack = new Array(n);
         for (var j = 0; j < n; j++) {
-          haystack[j] = [s.key[j], s.run ? s.run[j] : "", JSON.stringify(s.gold[j]), JSON.stringify(s.s1[j]),
+          haystack[j] = [s.key[j], s.text[j], s.run ? s.run[j] : "", JSON.stringify(s.gold[j]), JSON.stringify(s.s1[j]),
             JSON.stringify(s.s2[j])].join("\n").toLowerCase();
         }
       }
@@ -137,7 +168,7 @@
     });
     var search = el("input");
     search.type = "search";
-    search.placeholder = "Search sample key or tuple text";
+    search.placeholder = "Search sentence, sample key or tuple";
     search.setAttribute("aria-label", "search samples");
     controls.appendChild(search);
     var sortLabel = el("label", null, "Sort ");
@@ -152,7 +183,9 @@
     root.appendChild(controls);
 
     var legend = el("div", "legend");
-    legend.appendChild(el("span", "l-gold", "same tuple as in gold"));
+    legend.appendChild(el("span", "l-gold", "matches gold under the unit"));
+    legend.appendChild(el("span", "l-missed", "gold not found at the final stage"));
+    legend.appendChild(el("span", "l-outside", "no pair under the unit (greyed)"));
     legend.appendChild(el("span", "l-added", "added by the review"));
     legend.appendChild(el("span", "l-dropped", "dropped by the review (struck through)"));
     root.appendChild(legend);
@@ -179,45 +212,21 @@
       var tr = el("tr");
       var key = el("td", "key", s.key[i]);
       if (s.run) key.appendChild(el("div", "sub", s.run[i]));
+      if (s.text[i]) key.appendChild(el("div", "sentence", s.text[i]));
       tr.appendChild(key);
       var move = el("td", "move");
       move.appendChild(s.has_gold[i] ? el("span", "badge " + u.transition[i], u.transition[i]) :
         el("span", "badge nogold", "no gold"));
-      if (s.changed[i]) move.appendChild(el("div", "sub", "changed"));
+      if (changedUnder(state.unit, i)) move.appendChild(el("div", "sub", "changed"));
       tr.appendChild(move);
       tr.appendChild(el("td", "f1", fmt(u.f1_s1[i]) + " \u2192 " + fmt(u.f1_s2[i])));
-      var gold = {}, s1 = {}, s2 = {};
-      s.gold[i].forEach(function (t) { gold[tupleKey(t)] = true; });
-      s.s1[i].forEach(function (t) { s1[tupleKey(t)] = true; });
-      s.s2[i].forEach(function (t) { s2[tupleKey(t)] = true; });
-      tr.appendChild(tupleList(s.gold[i], null));
-      tr.appendChild(tupleList(s.s1[i], function (t) {
-        var k = tupleKey(t);
-        return (gold[k] ? "in-gold " : "") + (s2[k] ? "" : "dropped");
-      }));
-      tr.appendChild(tupleList(s.s2[i], function (t) {
-        var k = tupleKey(t);
-        return (gold[k] ? "in-gold " : "") + (s1[k] ? "" : "added");
-      }));
+      var marks = u.marks;
+      tr.appendChild(tupleList(s.gold[i], function (t, j) { return GOLD_MARK_CLASSES[marks.gold[i][j]]; }));
+      tr.appendChild(tupleList(s.s1[i], function (t, j) { return stageMark(marks.s1[i][j], "dropped"); }));
+      tr.appendChild(tupleList(s.s2[i], function (t, j) { return stageMark(marks.s2[i][j], "added"); }));
       return tr;
     }
 
-    function pager(holder, total, pages) {
-      holder.textContent = "";
-      var first = total ? state.page * PAGE_SIZE + 1 : 0;
-      var last = Math.min(total, (state.page + 1) * PAGE_SIZE);
-      var prev = el("button", null, "\u2190 Previous");
-      prev.type = "button";
-      prev.disabled = state.page === 0;
-      prev.addEventListener("click", function () { state.page -= 1; render(); });
-      var next = el("button", null, "Next \u2192");
-      next.type = "button";
-      next.disabled = state.page >= pages - 1;
-      next.addEventListener("click", function () { state.page += 1; render(); });
-      holder.appendChild(prev);
-      holder.appendChild(el("span", "range", first + "\u2013" + last + " of " + total + " samples"));
-      holder.appendChild(next);
-    }
 
     function render() {
       FILTERS.forEach(function (f) {
@@ -240,8 +249,8 @@
         empty.appendChild(cell);
         tbody.appendChild(empty);
       }
-      pager(pagerTop, rows.length, pages);
-      pager(pagerBottom, rows.length, pages);
+      drawPager(pagerTop, state, rows.length, "samples", render);
+      drawPager(pagerBottom, state, rows.length, "samples", render);
     }
 
     unitSelect.addEventListener("change", function () { state.unit = unitSelect.value; state.page = 0; render(); });
@@ -250,7 +259,42 @@
     render();
   }
 
+  /* Long tables (a comparison of many conditions) show PAGE_SIZE rows at a time, with a filter over
+     their text; short ones are left as they are. */
+
+  function pageTable(table) {
+    var rows = Array.prototype.slice.call(table.tBodies[0] ? table.tBodies[0].rows : []);
+    if (rows.length <= PAGE_SIZE) return;
+    var state = { page: 0, query: "" };
+    var texts = rows.map(function (r) { return r.textContent.toLowerCase(); });
+    var controls = el("div", "controls table-controls");
+    var filter = el("input");
+    filter.type = "search";
+    filter.placeholder = "Filter rows (e.g. a condition name)";
+    filter.setAttribute("aria-label", "filter table rows");
+    controls.appendChild(filter);
+    var holder = el("div", "pager");
+    controls.appendChild(holder);
+    table.parentNode.insertBefore(controls, table);
+
+    function show() {
+      var q = state.query.trim().toLowerCase();
+      var chosen = [];
+      rows.forEach(function (r, i) { if (!q || texts[i].indexOf(q) >= 0) chosen.push(i); });
+      var pages = Math.max(1, Math.ceil(chosen.length / PAGE_SIZE));
+      state.page = Math.min(state.page, pages - 1);
+      var visible = {};
+      chosen.slice(state.page * PAGE_SIZE, (state.page + 1) * PAGE_SIZE).forEach(function (i) { visible[i] = true; });
+      rows.forEach(function (r, i) { r.style.display = visible[i] ? "" : "none"; });
+      drawPager(holder, state, chosen.length, "rows", show);
+    }
+
+    filter.addEventListener("input", function () { state.query = filter.value; state.page = 0; show(); });
+    show();
+  }
+
   drawCharts(data.charts || {});
+  Array.prototype.forEach.call(document.querySelectorAll("table.data"), pageTable);
   var holder = document.getElementById("sample-table");
   if (holder && data.samples) sampleTable(data.samples, holder);
 })();

@@ -1,0 +1,75 @@
+"""Sentences of any format as scorecard rows, so that ``aggregate RUN`` (per-sample table, reports,
+compare) runs on them.
+
+One row per sentence (gold order, then predicted sentences unknown to gold): ``meta.text_id``
+is the pairing key, ``gold_tuples`` the gold, ``final_tuples`` the prediction (stage 1 falls
+back to it). Each tuple becomes ``{aspect_ref, aspect_term, polarity}`` where ``aspect_ref``
+names the format's scorecard unit without its polarity: the category for (category,
+polarity) pairs, else ``<format>#<JSON of the unit's other values>``. So per sample, the
+GoldUnit (Ref-F1) counts of the converted run are the sound counts of that unit, and its
+``tuple_f1_s2_refpol_micro`` the sound micro F1 over the sentences with gold.
+``aspect_term`` is the aspect's words (empty when implicit), for the surface unit and reports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from aggregator.formats.model import CharSpan, Element, Implicit, TokenSpan, Words, element_json
+from aggregator.formats.pairing import Pair
+from aggregator.formats.registry import FormatSpec
+
+SCORECARD_POLARITY = {"conflict": "mixed"}
+
+
+def aspect_words(aspect: Element | None, text: str) -> str | None:
+    """The aspect's surface text in its sentence ("" when implicit, None when the format has no aspect)."""
+    if aspect is None or isinstance(aspect, Implicit):
+        return None if aspect is None else ""
+    if isinstance(aspect, Words):
+        return aspect.text
+    if isinstance(aspect, CharSpan):
+        return text[aspect.start: aspect.end]
+    tokens = text.split()
+    indices = range(aspect.start, aspect.end) if isinstance(aspect, TokenSpan) else aspect.indices
+    return " ".join(tokens[i] for i in indices if 0 <= i < len(tokens))
+
+
+def _items(spec: FormatSpec, sentence: Any) -> list[dict[str, Any]]:
+    if sentence is None:
+        return []
+    unit = next(u for u in spec.units if u.name == spec.scorecard_unit)
+    others = tuple(f for f in unit.fields if f != "sentiment")
+    items: dict[tuple[object, ...], dict[str, Any]] = {}
+    for item in sentence.tuples:
+        key = unit.project((item,))
+        if not key:
+            continue
+        values = dict(zip(unit.fields, next(iter(key))))
+        if others == ("category",):
+            ref = str(values["category"])
+        else:
+            shown = [element_json(v) if f in ("aspect", "opinion") else v for f, v in values.items() if f in others]
+            ref = f"{spec.name}#" + json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
+        polarity = str(values["sentiment"])
+        row = {"aspect_ref": ref, "polarity": SCORECARD_POLARITY.get(polarity, polarity)}
+        surface = aspect_words(item.aspect, sentence.text)
+        if surface is not None:
+            row["aspect_term"] = surface
+        items.setdefault((ref, polarity), row)
+    return list(items.values())
+
+
+def scorecard_rows(spec: FormatSpec, pairs: list[Pair[Any]], run_id: str) -> Iterator[dict[str, Any]]:
+    """One scorecard row per paired sentence."""
+    for pair in pairs:
+        sentence = pair.gold or pair.pred
+        yield {
+            "run_id": run_id,
+            "meta": {"text_id": pair.key, "source_format": spec.name},
+            "inputs": {"text": sentence.text if sentence else ""},
+            "gold_tuples": _items(spec, pair.gold),
+            "runtime": {"parsed_output": {"final_result": {"final_tuples": _items(spec, pair.pred)}}},
+        }

@@ -1,0 +1,42 @@
+"""``aggregate compare``: each condition's coded warnings, and ``compare_runs(..., outdir=...)``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from aggregator import compare_runs
+from tests.compare_grid import write_grid
+from tests.conftest import CONFORMANCE, RUNS, run_cli
+
+REAL = sorted(p for p in RUNS.iterdir() if p.is_dir())
+
+
+def test_a_code_every_run_raises_is_one_note_in_every_output(tmp_path: Path) -> None:
+    done = run_cli("compare", *REAL, "--outdir", tmp_path, "--resamples", "20", "--json")
+    assert done.returncode == 0, done.stderr
+    notes = json.loads(done.stdout)["notes"]
+    assert [n for n in notes if n.startswith("Warning ")] == [
+        n for n in notes if n.startswith("Warning ref_unmeasurable in all 13 run(s) of every condition")]
+    assert any(n.startswith("Warning ref_unmeasurable") for n in notes)
+    assert "Warning ref_unmeasurable in all 13 run(s)" in (tmp_path / "comparison.md").read_text(encoding="utf-8")
+    assert "Warning ref_unmeasurable" in (tmp_path / "comparison_report.html").read_text(encoding="utf-8")
+
+
+def test_a_code_some_runs_raise_is_named_per_condition(tmp_path: Path) -> None:
+    """A condition of real runs (ref_unmeasurable) beside a conformance run with taxonomy refs."""
+    synth = tmp_path / "synth_pub__seed1" / "scorecards.jsonl"
+    synth.parent.mkdir()
+    synth.write_bytes((CONFORMANCE / "synth_pub" / "scorecards.jsonl").read_bytes())
+    result = compare_runs([REAL[0], REAL[1], synth.parent], resamples=20)  # two runs of cr_n50_m0_v2
+    warned = [n for n in result.notes if n.startswith("Warning ")]
+    assert [n.split(":")[0] for n in warned] == ["Warning ref_unmeasurable in 2 of 2 run(s) of cr_n50_m0_v2"]
+
+
+def test_compare_runs_writes_like_the_command(tmp_path: Path) -> None:
+    source = write_grid(tmp_path / "grid" / "scorecards.jsonl", 2, 2)
+    compare_runs([source], resamples=20, outdir=tmp_path / "api")
+    assert run_cli("compare", source, "--outdir", tmp_path / "cli", "--resamples", "20", "-q").returncode == 0
+    api = {p.name: p.read_bytes() for p in (tmp_path / "api").iterdir()}
+    cli = {p.name: p.read_bytes() for p in (tmp_path / "cli").iterdir()}
+    assert api == cli and "comparison_report.html" in api

@@ -1,0 +1,75 @@
+"""The interval and its test: Student t for one component, Banerjee's rule for several, Holm."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from aggregator.stats.intervals import Component, combine, holm
+
+
+def test_one_component_is_the_student_t_interval_and_the_one_sample_t_test() -> None:
+    rng = np.random.default_rng(5)
+    for n in (3, 8, 50):
+        for shift in (0.0, 0.2, 0.8):
+            x = rng.normal(shift, 1, n)
+            got = combine(np.array([x.mean()]), [Component(np.array([x.var(ddof=1) / n]), np.array([n - 1.0]))])
+            low, high = stats.t.interval(0.95, n - 1, loc=x.mean(), scale=stats.sem(x))
+            assert (got.ci_low[0], got.ci_high[0]) == pytest.approx((low, high), rel=1e-12)
+            assert got.p_value[0] == pytest.approx(stats.ttest_1samp(x, 0).pvalue, rel=1e-9)
+
+
+def test_banerjee_is_at_least_as_wide_as_each_component_and_at_most_their_sum() -> None:
+    v = [np.array([0.01]), np.array([0.04])]
+    d = [np.array([2.0]), np.array([40.0])]
+    got = combine(np.array([0.3]), [Component(a, b) for a, b in zip(v, d)])
+    widths = [stats.t.ppf(0.975, b[0]) * np.sqrt(a[0]) for a, b in zip(v, d)]
+    half = got.ci_high[0] - 0.3
+    assert max(widths) < half < sum(widths)
+    assert half == pytest.approx(np.hypot(*widths))
+
+
+components = st.lists(st.tuples(st.floats(1e-6, 1.0), st.integers(1, 60)), min_size=1, max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-2, 2), components)
+def test_the_interval_excludes_zero_exactly_when_p_is_below_005(estimate: float,
+                                                                 parts: list[tuple[float, int]]) -> None:
+    got = combine(np.array([estimate]), [Component(np.array([v]), np.array([float(d)])) for v, d in parts])
+    excludes = got.ci_low[0] > 0 or got.ci_high[0] < 0
+    assert excludes == (got.p_value[0] < 0.05)
+    assert got.ci_low[0] <= estimate <= got.ci_high[0]
+    assert 0 < got.p_value[0] <= 1
+
+
+def test_p_falls_as_the_estimate_moves_away_from_zero() -> None:
+    estimates = np.linspace(0, 1, 30)
+    parts = [Component(np.full(30, 0.02), np.full(30, 2.0)), Component(np.full(30, 0.01), np.full(30, 49.0))]
+    p = combine(estimates, parts).p_value
+    assert p[0] == 1.0 and np.all(np.diff(p) < 0)
+
+
+def test_no_variance_and_undefined_estimates() -> None:
+    parts = [Component(np.zeros(3), np.full(3, 4.0))]
+    got = combine(np.array([0.0, 0.5, np.nan]), parts)
+    assert got.ci_low[:2].tolist() == [0.0, 0.5] and got.ci_high[:2].tolist() == [0.0, 0.5]
+    assert got.p_value[:2].tolist() == [1.0, 0.0]
+    assert np.isnan(got.ci_low[2]) and np.isnan(got.p_value[2])
+
+
+def test_absent_components_are_left_out() -> None:
+    with_nan = combine(np.array([0.1]), [Component(np.array([np.nan]), np.array([0.0])),
+                                         Component(np.array([0.01]), np.array([9.0]))])
+    alone = combine(np.array([0.1]), [Component(np.array([0.01]), np.array([9.0]))])
+    assert with_nan.p_value[0] == alone.p_value[0] and with_nan.ci_low[0] == alone.ci_low[0]
+
+
+def test_holm_by_hand() -> None:
+    # sorted: 0.005 x4 = 0.02; 0.01 x3 = 0.03; 0.03 x2 = 0.06; 0.04 x1 = 0.04 -> max so far 0.06
+    got = holm(np.array([0.01, 0.04, 0.03, 0.005, np.nan]))
+    assert got[:4] == pytest.approx([0.03, 0.06, 0.06, 0.02]) and np.isnan(got[4])
+    assert holm(np.array([0.5, 0.9])).tolist() == [1.0, 1.0]

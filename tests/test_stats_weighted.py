@@ -1,0 +1,101 @@
+"""Registry metrics as functions of weighted sums: every replicate equals the metric on the drawn rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from aggregator.metrics.registry import Metric, Registry
+from aggregator.metrics.structural import STRUCTURAL
+from aggregator.pipeline import evaluate_run
+from aggregator.stats.bootstrap import draw_counts, replicate_values, weighted_sums
+from aggregator.stats.weighted import compile_metrics
+from tests.conftest import RUNS
+
+
+@pytest.fixture(scope="module")
+def table() -> pl.DataFrame:
+    return evaluate_run(RUNS / "cr_n50_m2_v2__seed42").table
+
+
+def same(expected: object, got: float, tolerance: float) -> bool:
+    if expected is None:
+        return bool(np.isnan(got))
+    return abs(float(expected) - got) <= tolerance * max(1.0, abs(float(expected)))  # type: ignore[arg-type]
+
+
+def test_every_metric_but_the_run_level_ones_is_resampled(table: pl.DataFrame) -> None:
+    weighted = compile_metrics(STRUCTURAL, table)
+    run_level = {m.name for m in STRUCTURAL if m.run_level is not None}
+    assert set(weighted.not_resampled) == run_level
+    assert set(weighted.names) | run_level == set(STRUCTURAL.names)
+
+
+@pytest.mark.parametrize(("precise", "tolerance"), [(True, 1e-9), (False, 1e-5)])
+def test_each_replicate_is_the_registry_on_the_drawn_rows(table: pl.DataFrame, precise: bool, tolerance: float) -> None:
+    """Summed in float64 the replicates are the registry's values (to rounding); in float32, the
+    default, within 1e-5."""
+    weighted = compile_metrics(STRUCTURAL, table)
+    n = table.height
+    draws = draw_counts(n, 6, seed=11)
+    replicates = weighted.evaluate(weighted_sums(draws, weighted.sample_matrix(table), np.asarray(precise)))
+    for b in range(draws.shape[0]):
+        rows = np.repeat(np.arange(n), draws[b].astype(np.int64))
+        expected = STRUCTURAL.compute(table[rows])
+        bad = [m for k, m in enumerate(weighted.names) if not same(expected[m], replicates[b, k], tolerance)]
+        assert not bad, bad
+
+
+def test_draws_depend_only_on_n_resamples_and_seed() -> None:
+    first = draw_counts(30, 250, seed=4)
+    assert first.shape == (250, 30) and (first.sum(axis=1) == 30).all()
+    assert np.array_equal(first, draw_counts(30, 250, seed=4))
+    assert not np.array_equal(first, draw_counts(30, 250, seed=5))
+
+
+def _registry(*metrics: tuple[str, pl.Expr]) -> Registry:
+    reg = Registry()
+    for name, expr in metrics:
+        reg.add(Metric(name, name, name, name, expr, requires_gold=False))
+    return reg
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(-5, 5, allow_nan=False, width=32), st.booleans(), st.integers(0, 4)),
+                min_size=2, max_size=30), st.integers(0, 2**32 - 1))
+@example([(0.0, False, 0), (6.103515625e-05, False, 0), (0.0, False, 0), (1.0, False, 0)], 0)  # a tiny float64 spread
+def test_spreads_means_and_filtered_sums_match_polars(rows: list[tuple[float, bool, int]], seed: int) -> None:
+    frame = pl.DataFrame(rows, schema={"x": pl.Float64, "g": pl.Boolean, "k": pl.Int64}, orient="row").with_columns(
+        pl.lit(1).alias("n_gold"))
+    reg = _registry(("std", pl.col("x").std()), ("var0", pl.col("x").filter(pl.col("g")).var(ddof=0)),
+                    ("mean", pl.col("x").filter(pl.col("g")).mean()), ("ratio", pl.col("k").sum() / pl.len()),
+                    ("count", pl.col("x").filter(pl.col("k") > 1).count()))
+    weighted = compile_metrics(reg, frame)
+    assert weighted.names == reg.names
+    draws = draw_counts(frame.height, 3, seed)
+    matrix = weighted.sample_matrix(frame)
+    exact, rounded = (replicate_values(weighted, draws, matrix, precise=p) for p in (True, False))
+    for b in range(3):
+        expected = reg.compute(frame[np.repeat(np.arange(frame.height), draws[b].astype(np.int64))])
+        for k, name in enumerate(weighted.names):
+            value = expected[name]
+            if value is None:
+                assert np.isnan(exact[b, k]) and np.isnan(rounded[b, k]), name
+                continue
+            assert value == pytest.approx(exact[b, k], rel=1e-9, abs=1e-9), name
+            if name not in ("std", "var0"):  # float32 resolves a spread only down to 1e-6 of Σ w·(x − c)²
+                assert value == pytest.approx(rounded[b, k], rel=1e-4, abs=1e-4), name
+
+
+def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
+    frame = pl.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "n_gold": [1, 1, 1, 1]})
+    reg = _registry(("largest", pl.col("x").max()), ("shifted", pl.col("x").shift(1).sum()),
+                    ("ranked", (pl.col("x").rank() * pl.col("x")).sum()), ("fine", pl.col("x").sum()))
+    weighted = compile_metrics(reg, frame)
+    assert weighted.names == ["fine"]
+    assert weighted.not_resampled["largest"] == "aggregation max has no weighted form"
+    assert weighted.not_resampled["shifted"] == "a per-sample part depends on other samples"
+    assert weighted.not_resampled["ranked"] == "a per-sample part depends on other samples"
