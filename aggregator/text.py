@@ -68,7 +68,8 @@ def spreadsheet_cell(text: str) -> str:
     return FORMULA_PREFIX + text if text[:1] and text[0] in FORMULA_STARTS else text
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether a CSV cell is a number (those stay as they are)."""
     try:
         float(text)
     except ValueError:
@@ -82,7 +83,7 @@ def spreadsheet_safe_csv(data: bytes) -> bytes:
     rows = csv.reader(io.StringIO(data.decode("utf-8"), newline=""))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerows([cell if _is_number(cell) else spreadsheet_cell(cell) for cell in row] for row in rows)
+    writer.writerows([cell if is_number(cell) else spreadsheet_cell(cell) for cell in row] for row in rows)
     return buffer.getvalue().encode("utf-8")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from aggregator.text import FORMULA_PREFIX, FORMULA_STARTS, md_code, md_text, printable
+from aggregator.text import FORMULA_PREFIX, FORMULA_STARTS, is_number, md_code, md_text, printable
 from tests.conftest import run_cli
 from tests.scorecard_rows import item, row, write_rows
 
@@ -45,14 +45,6 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 
 def cells(data: bytes) -> list[str]:
     return [cell for line in csv.reader(io.StringIO(data.decode("utf-8"), newline="")) for cell in line]
-
-
-def is_number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
 
 
 def runs_formula(cell: str) -> bool:
