@@ -43,9 +43,10 @@ def _tuple(ref: str, term: str, polarity: str) -> dict[str, str]:
 
 
 def tiny_rows(rows: int, out: Path) -> Path:
-    """``rows`` rows of about 250 bytes each, every sample key unique."""
+    """``rows`` rows of about 270 bytes each, every sample key unique (written whole or not at all)."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "w", encoding="utf-8") as handle:
+    partial = out.with_name(out.name + ".partial")
+    with open(partial, "w", encoding="utf-8") as handle:
         for i in range(rows):
             ref, term = REFS[i % len(REFS)], TERMS[i % len(TERMS)]
             gold = _tuple(ref, term, POLARITIES[i % 3])
@@ -53,6 +54,7 @@ def tiny_rows(rows: int, out: Path) -> Path:
             row = {"meta": {"text_id": f"s{i:07d}"}, "gold_tuples": [gold],
                    "runtime": {"parsed_output": {"final_result": {"final_tuples": [final]}}}}
             handle.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+    partial.replace(out)  # an interrupted run leaves no short file to be reused as the full one
     return out
 
 
@@ -63,7 +65,9 @@ def long_term(megabytes: int, out: Path) -> Path:
     item = _tuple("본품#일반", term, "positive")
     row = {"meta": {"text_id": "huge"}, "gold_tuples": [item],
            "runtime": {"parsed_output": {"final_result": {"stage1_tuples": [item], "final_tuples": [item]}}}}
-    out.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial = out.with_name(out.name + ".partial")
+    partial.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(out)
     return out
 
 

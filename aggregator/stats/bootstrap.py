@@ -35,15 +35,18 @@ def block_rows(n: int) -> int:
     return max(1, min(BLOCK, BLOCK_CELLS // max(n, 1)))
 
 
-def iter_draws(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
-    """The rows of :func:`draw_counts` in blocks of :func:`block_rows` (float32), so that memory stays small."""
+def iter_draws(n: int, resamples: int, seed: int, dtype: type[np.floating] = np.float32) -> Iterator[np.ndarray]:
+    """The rows of :func:`draw_counts` in blocks of :func:`block_rows` (``dtype``), so that memory stays small.
+
+    Each resample's n indices are drawn and counted on their own (the generator's stream is the one
+    of drawing the whole block at once), so beyond the block only one resample's indices are held."""
     rng = np.random.default_rng(seed)
     step = block_rows(n)
     for start in range(0, resamples, step):
-        size = min(step, resamples - start)
-        drawn = rng.integers(0, n, size=(size, n), dtype=np.int32)
-        drawn += (np.arange(size, dtype=np.int32) * n)[:, None]
-        yield np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n).astype(np.float32)
+        block = np.empty((min(step, resamples - start), n), dtype=dtype)
+        for row in block:
+            row[:] = np.bincount(rng.integers(0, n, size=n, dtype=np.int32), minlength=n)
+        yield block
 
 
 def draw_counts(n: int, resamples: int, seed: int) -> np.ndarray:
@@ -64,48 +67,77 @@ def weighted_sums(draws: np.ndarray, matrix: np.ndarray, precise: np.ndarray | N
 def many_weighted_sums(draws: np.ndarray, matrices: Sequence[np.ndarray], precise: np.ndarray | None = None,
                        cache: ProductCache | None = None) -> list[ColumnSums]:
     """:func:`weighted_sums` of several matrices (e.g. the runs of a condition) in one pass over ``draws``."""
-    layouts = []
-    wanted: dict[tuple[bytes, bool], np.ndarray] = {}
-    for matrix in matrices:
-        n, width = matrix.shape
-        exact = np.zeros(width, dtype=bool) if precise is None else np.broadcast_to(precise, (width,))
-        constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(width, dtype=bool)
-        varying = np.flatnonzero(~constant)
-        by_column: dict[tuple[bytes, bool], list[int]] = {}
-        for place, j in enumerate(varying):
-            key = (hashlib.blake2b(matrix[:, j].tobytes(), digest_size=20).digest(), bool(exact[j]))
-            by_column.setdefault(key, []).append(place)
-            wanted.setdefault(key, matrix[:, j])
-        layouts.append((matrix, varying, by_column))
-    found = {key: cache.get(key) for key in wanted if cache is not None and key in cache}
-    for exact_sum, dtype in ((False, np.float32), (True, np.float64)):
-        keys = [key for key in wanted if key[1] == exact_sum and key not in found]
-        if keys:
-            product = _product(draws, np.column_stack([wanted[k] for k in keys]), dtype)
-            for i, key in enumerate(keys):
-                found[key] = product[:, i]
-                if cache is not None:
-                    cache.put(key, product[:, i])
-    out = []
-    for matrix, varying, by_column in layouts:
-        n = matrix.shape[0]
-        values = np.empty((draws.shape[0], len(varying)))
-        for key, places in by_column.items():
-            values[:, places] = found[key][:, None]
-        first = matrix[0] * n if n else np.zeros(matrix.shape[1])
-        first[varying] = values[0] if draws.shape[0] else 0.0
-        out.append(ColumnSums(draws.shape[0], first, varying, values))
-    return out
+    return SampleColumns(matrices, precise).sums(draws, cache)
 
 
-def _product(draws: np.ndarray, distinct: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
-    """``draws @ distinct`` in ``dtype``: integer columns as they are (exact), others centred first."""
+class SampleColumns:
+    """The distinct varying columns of some sample matrices (``precise``: a boolean mask of the columns
+    summed in float64, all of them when True), each centred (:func:`_centred`) once for the products
+    with any number of draw blocks. Once all of them are stacked, the matrices are no longer held."""
+
+    def __init__(self, matrices: Sequence[np.ndarray], precise: np.ndarray | None) -> None:
+        self.layouts = []
+        self.width = matrices[0].shape[1] if matrices else 0
+        self.wanted: dict[tuple[bytes, bool], np.ndarray] = {}
+        for matrix in matrices:
+            n, width = matrix.shape
+            exact = np.zeros(width, dtype=bool) if precise is None else np.broadcast_to(precise, (width,))
+            constant = np.all(matrix == matrix[:1], axis=0) if n else np.ones(width, dtype=bool)
+            varying = np.flatnonzero(~constant)
+            by_column: dict[tuple[bytes, bool], list[int]] = {}
+            for place, j in enumerate(varying):
+                key = (hashlib.blake2b(matrix[:, j].tobytes(), digest_size=20).digest(), bool(exact[j]))
+                by_column.setdefault(key, []).append(place)
+                self.wanted.setdefault(key, matrix[:, j])
+            self.layouts.append((matrix[0] * n if n else np.zeros(width), n, varying, by_column))
+        self._centred: dict[tuple[tuple[bytes, bool], ...], tuple[np.ndarray, np.ndarray]] = {}
+
+    def centred(self, keys: list[tuple[bytes, bool]], dtype: type[np.floating]) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`_centred` of the columns ``keys``, kept for the next block."""
+        found = self._centred.get(tuple(keys))
+        if found is None:
+            found = self._centred[tuple(keys)] = _centred(np.column_stack([self.wanted[k] for k in keys]), dtype)
+            if len(keys) == sum(key[1] == keys[0][1] for key in self.wanted):  # every column of its kind
+                self.wanted.update(dict.fromkeys(keys))  # type: ignore[arg-type]
+        return found
+
+    def sums(self, draws: np.ndarray, cache: ProductCache | None = None) -> list[ColumnSums]:
+        """Each matrix's column sums over the resamples of ``draws``."""
+        found = {key: cache.get(key) for key in self.wanted if cache is not None and key in cache}
+        for exact_sum, dtype in ((False, np.float32), (True, np.float64)):
+            keys = [key for key in self.wanted if key[1] == exact_sum and key not in found]
+            if keys:
+                product = _product(draws, *self.centred(keys, dtype), dtype)
+                for i, key in enumerate(keys):
+                    found[key] = product[:, i]
+                    if cache is not None:
+                        cache.put(key, product[:, i])
+        out = []
+        for whole, n, varying, by_column in self.layouts:
+            values = np.empty((draws.shape[0], len(varying)))
+            for key, places in by_column.items():
+                values[:, places] = found[key][:, None]
+            first = whole.copy()
+            first[varying] = values[0] if draws.shape[0] else 0.0
+            out.append(ColumnSums(draws.shape[0], first, varying, values))
+        return out
+
+
+def _centred(distinct: np.ndarray, dtype: type[np.floating]) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct`` in ``dtype`` to be multiplied with draws, and the centre taken off each column:
+    integer columns as they are (exact), others centred on their mean."""
     n = distinct.shape[0]
-    small = np.abs(distinct).max(axis=0, initial=0.0) * n < EXACT_LIMIT
-    integral = np.all(distinct == np.rint(distinct), axis=0) & small
+    small = np.array([np.abs(column).max(initial=0.0) for column in distinct.T]) * n < EXACT_LIMIT
+    integral = np.array([np.array_equal(column, np.rint(column)) for column in distinct.T], dtype=bool) & small
     centre = np.where(integral, 0.0, distinct.mean(axis=0))
+    distinct -= centre  # in place: ``distinct`` is a stacked copy
+    return distinct.astype(dtype, copy=False), centre
+
+
+def _product(draws: np.ndarray, centred: np.ndarray, centre: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
+    """``draws @ distinct`` in ``dtype`` from :func:`_centred` of ``distinct`` (n × k)."""
     weights = draws if draws.dtype == dtype else draws.astype(dtype)
-    return (weights @ (distinct - centre).astype(dtype)).astype(np.float64) + centre * n
+    return (weights @ centred).astype(np.float64) + centre * centred.shape[0]
 
 
 class ProductCache:
@@ -128,23 +160,31 @@ class ProductCache:
         self._items[key] = column
 
 
-def replicate_values(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.ndarray], matrix: np.ndarray,
-                     *, precise: bool = False, cache: ProductCache | None = None) -> np.ndarray:
+def replicate_values(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.ndarray],
+                     matrix: np.ndarray | SampleColumns, *, precise: bool = False,
+                     cache: ProductCache | None = None) -> np.ndarray:
     """``(R, M)`` values of the resampled metrics on each resample (NaN = undefined there); ``draws``
     is a draw matrix (``cache``: products already made with it) or its blocks (:func:`iter_draws`);
-    ``precise`` sums every column in float64."""
+    ``precise`` sums every column in float64. ``matrix`` may be given as its :class:`SampleColumns`
+    (made with the same ``precise``), so that the caller does not hold it while the blocks are multiplied."""
     return replicates_and_fixed(metrics, draws, matrix, precise=precise, cache=cache)[0]
 
 
-def replicates_and_fixed(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.ndarray], matrix: np.ndarray,
-                         *, precise: bool = False, cache: ProductCache | None = None) -> tuple[np.ndarray, np.ndarray]:
+def replicates_and_fixed(metrics: WeightedMetrics, draws: np.ndarray | Iterable[np.ndarray],
+                         matrix: np.ndarray | SampleColumns, *, precise: bool = False,
+                         cache: ProductCache | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`replicate_values`, and which metrics are the same in every resample."""
-    mask = np.ones(matrix.shape[1], dtype=bool) if precise else None
     rounding = PRECISE_ROUNDING if precise else SPREAD_ROUNDING
+    columns = matrix if isinstance(matrix, SampleColumns) else SampleColumns([matrix], sample_mask(precise))
     if isinstance(draws, np.ndarray):
-        return metrics.replicates(weighted_sums(draws, matrix, mask, cache), rounding)
-    dense = [weighted_sums(block, matrix, mask).dense() for block in draws]
-    return metrics.replicates(np.concatenate(dense) if dense else np.zeros((0, matrix.shape[1])), rounding)
+        return metrics.replicates(columns.sums(draws, cache)[0], rounding)
+    dense = [columns.sums(block)[0].dense() for block in draws]
+    return metrics.replicates(np.concatenate(dense) if dense else np.zeros((0, columns.width)), rounding)
+
+
+def sample_mask(precise: bool) -> np.ndarray | None:
+    """The ``precise`` mask of :class:`SampleColumns` for every column summed in float64 (True) or none."""
+    return np.array(True) if precise else None
 
 
 def percentile_interval(replicates: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

@@ -178,7 +178,10 @@ class WeightedMetrics:
         if not exprs:
             return np.zeros((table.height, 0))
         frame = table.select(exprs)
-        return frame.to_numpy(order="fortran").astype(np.float64, copy=False).reshape(table.height, len(exprs))
+        out = np.empty((table.height, len(exprs)), order="F")
+        for j, name in enumerate(list(frame.columns)):  # one column at a time: the frame shrinks as out fills
+            out[:, j] = frame.drop_in_place(name).to_numpy()
+        return out
 
     def spans(self) -> list[slice]:
         """Per leaf, its columns in :meth:`sample_matrix`."""
@@ -329,7 +332,7 @@ def _row_local(leaves: Sequence[Leaf], table: pl.DataFrame, picks: np.ndarray) -
         whole = table.select(exprs)
     except pl.exceptions.ShapeError:
         whole = None
-    drawn = table[picks].select(exprs) if whole is not None else None
+    drawn = _columns_read(table, exprs)[picks].select(exprs) if whole is not None else None
     for leaf in rows:
         if whole is None or drawn is None or whole.height != table.height:
             found[leaf.key] = _row_local(  # one by one: some part is not row-wise at all
@@ -337,6 +340,15 @@ def _row_local(leaves: Sequence[Leaf], table: pl.DataFrame, picks: np.ndarray) -
         else:
             found[leaf.key] = drawn.get_column(leaf.key).equals(whole.get_column(leaf.key)[picks])
     return found
+
+
+def _columns_read(table: pl.DataFrame, exprs: Sequence[pl.Expr]) -> pl.DataFrame:
+    """The columns of ``table`` that ``exprs`` read (all of them when some name is not known beforehand),
+    so that drawing rows does not copy the whole per-sample table."""
+    names = sorted({name for expr in exprs for name in expr.meta.root_names()})
+    if not names or any(expr.meta.has_multiple_outputs() for expr in exprs):
+        return table
+    return table.select(names)
 
 
 def compile_metrics(registry: Registry, table: pl.DataFrame, names: Iterable[str] | None = None) -> WeightedMetrics:

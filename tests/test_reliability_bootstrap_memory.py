@@ -1,0 +1,73 @@
+"""The headline intervals' bootstrap at scale (issue #17, item 10): memory bounded by a block of draws.
+
+Measured without timing: numpy's allocations are traced by :mod:`tracemalloc`. Drawing a block
+holds the block and one resample's indices and counts (not three arrays of the block's size); the
+draws are those of drawing the block at once; checking that metrics commute with drawing rows
+gathers only the columns they read; the stacked sample columns no longer hold the sample matrix.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import polars as pl
+
+from aggregator.metrics.structural import build_registry
+from aggregator.stats.bootstrap import SampleColumns, block_rows, iter_draws, replicate_values, sample_mask
+from aggregator.stats.weighted import _columns_read, compile_metrics
+
+
+def _drawn_at_once(n: int, resamples: int, seed: int) -> list[np.ndarray]:
+    """The earlier implementation: a block's indices drawn in one call and counted in one bincount."""
+    rng, step, out = np.random.default_rng(seed), block_rows(n), []
+    for start in range(0, resamples, step):
+        size = min(step, resamples - start)
+        drawn = rng.integers(0, n, size=(size, n), dtype=np.int32) + (np.arange(size, dtype=np.int32) * n)[:, None]
+        out.append(np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n).astype(np.float32))
+    return out
+
+
+def test_drawing_a_block_holds_the_block_and_one_resample() -> None:
+    n = 400_000  # blocks of 50 resamples: 80 MB of float32 counts
+    tracemalloc.start()
+    try:
+        block = next(iter_draws(n, 60, seed=3))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert block.shape == (block_rows(n), n)
+    assert peak < block.nbytes + 32 * n  # a few arrays of one resample; drawn at once: + 12 bytes a cell
+
+
+def test_draws_are_those_of_drawing_each_block_at_once() -> None:
+    for n, resamples, seed in [(1, 3, 0), (7, 5, 1), (101, 64, 2), (30_001, 700, 5)]:
+        blocks = list(iter_draws(n, resamples, seed))
+        expected = _drawn_at_once(n, resamples, seed)
+        assert len(blocks) == len(expected)
+        assert all(np.array_equal(a, b) for a, b in zip(blocks, expected))
+    assert np.array_equal(next(iter_draws(50, 10, 4, np.float64)), next(iter_draws(50, 10, 4)))
+
+
+def test_the_row_wise_check_draws_only_the_columns_it_reads() -> None:
+    table = pl.DataFrame({"a": [1, 2, 3], "b": [True, False, True], "wide": ["x" * 100] * 3})
+    assert _columns_read(table, [pl.col("a") * 2, pl.when(pl.col("b")).then(1)]).columns == ["a", "b"]
+    assert _columns_read(table, [pl.all().first()]).columns == table.columns  # names not known beforehand
+
+
+def test_stacked_columns_let_go_of_the_sample_matrix_and_give_the_same_replicates() -> None:
+    rng = np.random.default_rng(0)
+    n = 500
+    table = pl.DataFrame({
+        "has_gold": rng.random(n) < 0.9, "n_gold": rng.integers(0, 4, n),
+        **{f"{u}_{s}_f1": rng.random(n) for u in ("refpol", "otepol") for s in ("s1", "s2")},
+        **{f"{u}_transition": rng.choice(["fix", "break", "keep", "still"], n) for u in ("refpol", "otepol")},
+    })
+    registry = build_registry(("core",))
+    weighted = compile_metrics(registry, table, ["tuple_f1_s1", "fix_rate", "break_rate_otepol"])
+    matrix = weighted.sample_matrix(table)
+    expected = replicate_values(weighted, iter_draws(n, 40, 9, np.float64), matrix, precise=True)
+    columns = SampleColumns([matrix], sample_mask(True))
+    got = replicate_values(weighted, iter_draws(n, 40, 9, np.float64), columns, precise=True)
+    assert np.array_equal(expected, got, equal_nan=True)
+    assert all(column is None for column in columns.wanted.values())
