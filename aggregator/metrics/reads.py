@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, TypeVar, Union
 
 import msgspec
+from msgspec.structs import astuple
 
 T = TypeVar("T")
 
@@ -37,7 +38,7 @@ def truthy(value: Any) -> bool:
 
 def filled(struct: msgspec.Struct) -> bool:
     """Some declared field of ``struct`` was present in the input (with a non-null value)."""
-    return any(getattr(struct, name) is not None for name in struct.__struct_fields__)
+    return astuple(struct).count(None) != len(struct.__struct_fields__)
 
 
 def section(value: Any) -> Any:
