@@ -27,7 +27,7 @@ import msgspec
 import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
-from aggregator.metrics.reads import Items, Obj, first_truthy, objects, ok, section, truthy
+from aggregator.metrics.reads import JSON_BLANKS, Items, Obj, first_truthy, objects, ok, raw_truthy, section, truthy
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.sample_counts import Column
 from scorecards.normalize import norm_term
@@ -37,7 +37,6 @@ RQ1_BUCKETS = ("implicit", "explicit", "explicit_failure", "unsupported")
 UNKNOWN_ISSUE = "unknown/insufficient"
 ALIGNMENT_FAILURE = "alignment_failure"
 DROP_REASONS = (ALIGNMENT_FAILURE, "filter_rejection", "semantic_hallucination")
-_BLANK_BYTES = b" \t\r\n"
 
 
 class _Item(msgspec.Struct, gc=False):
@@ -130,31 +129,11 @@ COLUMNS = (
 )
 
 
-def raw_truthy(raw: msgspec.Raw) -> bool:
-    """JSON truthiness of a raw value; a missing field (empty raw) is falsy."""
-    view = memoryview(raw)
-    if not view:
-        return False
-    head = view[0]
-    if head in b"{[":
-        i = 1
-        while view[i] in _BLANK_BYTES:
-            i += 1
-        return view[i] not in b"}]"
-    if head == ord('"'):
-        return len(view) > 2
-    if head in b"nf":
-        return False
-    if head == ord("t"):
-        return True
-    return float(bytes(view)) != 0
-
-
 def _decoded(raws: Any) -> list[_Item]:
     """The non-empty object items of a raw tuple list, in order (``{}`` and non-objects skipped)."""
     out = []
     for raw in raws or ():
-        if len(raw) < 16 and bytes(raw).translate(None, _BLANK_BYTES) == b"{}":
+        if len(raw) < 16 and bytes(raw).translate(None, JSON_BLANKS) == b"{}":
             continue
         item = _ITEM.decode(raw)
         if isinstance(item, _Item):
