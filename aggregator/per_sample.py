@@ -93,7 +93,7 @@ def build_table(
     their line numbers in the input file. (The pipeline builds the same table from the
     reader's blocks: :func:`table_of_blocks`.)
     """
-    return table_of_blocks([frame_of(pack_rows(rows, columns), columns)], lines, None)
+    return table_of_blocks([frame_of([pack_rows(rows, columns)], columns)], lines, None)
 
 
 def table_of_blocks(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:

@@ -6,15 +6,20 @@ Python objects per row (3 GB and more at 1,000,000 rows). Instead the reader
 decoding process to :func:`~aggregator.sample_values.pack_rows`, which turns them into
 columns (numbers as :class:`array.array`, 8 bytes a value, cheap to send between processes;
 it lives beside the evaluator because a decoding process must not import Polars), and this
-process makes each block a frame (:func:`frame_of`) as soon as its range is decoded.
+process makes the blocks a frame (:func:`frame_of`) as soon as their ranges are decoded: the
+blocks of consecutive small ranges together (a frame costs ~25 µs a column whatever its
+length, 0.1 s and more for 5,000 rows of 28 KB in 35 ranges of 4 MB), numbers through
+zero-copy numpy views of the arrays.
 :func:`table_of` then joins the frames in sample-key order, one column at a time, so that
 the per-sample table and one column are the most ever held.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Collection, Sequence
 
+import numpy as np
 import polars as pl
 
 from aggregator.sample_counts import Column
@@ -28,11 +33,22 @@ IDENTITY = ("run_id", "split", "sample_key")
 __all__ = ["DTYPES", "IDENTITY", "ORDER", "Block", "duplicates", "frame_of", "pack_rows", "table_of"]
 
 
-def frame_of(block: Block, columns: Sequence[Column]) -> pl.DataFrame:
-    """A packed block as a frame with the per-sample table's column types."""
-    return pl.DataFrame(
-        [pl.Series(c.name, values, dtype=DTYPES[c.kind], strict=False) for c, values in zip(columns, block)]
-    )
+NUMPY_TYPES = {"q": np.int64, "d": np.float64, "b": np.int8}
+
+
+def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame:
+    """Packed blocks (consecutive rows) as one frame with the per-sample table's column types."""
+    return pl.DataFrame([_series(c, [block[i] for block in blocks]) for i, c in enumerate(columns)])
+
+
+def _series(column: Column, parts: list[array[int] | array[float] | list[object]]) -> pl.Series:
+    """One column of several blocks: arrays of one type joined and viewed by numpy, else a list."""
+    dtype = DTYPES[column.kind]
+    if all(isinstance(p, array) for p in parts) and len({p.typecode for p in parts}) == 1:  # type: ignore[union-attr]
+        joined = parts[0] if len(parts) == 1 else array(parts[0].typecode, b"".join(parts))  # type: ignore[union-attr,arg-type]
+        return pl.Series(column.name, np.frombuffer(joined, dtype=NUMPY_TYPES[joined.typecode])).cast(dtype)
+    values = [v for p in parts for v in p]
+    return pl.Series(column.name, values, dtype=dtype, strict=False)
 
 
 def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:

@@ -87,11 +87,11 @@ class SampleEvaluator:
         """A block of rows as columns, in the decoding process (:mod:`aggregator.row_blocks`)."""
         return pack_rows(rows, columns_for(self.names))
 
-    def load(self, block: Block) -> pl.DataFrame:
-        """A packed block as a frame, in this process."""
+    def load(self, blocks: list[Block]) -> pl.DataFrame:
+        """Packed blocks (consecutive rows) as one frame, in this process."""
         from aggregator.row_blocks import frame_of
 
-        return frame_of(block, columns_for(self.names))
+        return frame_of(blocks, columns_for(self.names))
 
     def duplicates(
         self, frames: list[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]

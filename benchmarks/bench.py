@@ -3,10 +3,12 @@
 For each input size it generates a real-shaped file (see ``generate.py``), then times,
 as separate processes and interleaved so machine load hits all alike:
 
-- ``aggregate FILE`` end to end (interpreter start, imports, decode, metrics, writing);
-- the same with ``--workers 1`` (the serial path);
-- floors: interpreter start, ``import polars``, reading the bytes, and a bare msgspec
-  typed partial decode of the fields the metrics need (one core);
+- ``aggregate FILE`` end to end, every metric family (interpreter start, imports, decode,
+  metrics, writing); the same with ``--families core`` (the core columns only) and with
+  ``--workers 1`` (the serial path);
+- floors: interpreter start, ``import polars``, reading the bytes, a bare msgspec typed
+  partial decode of the fields the core reads, and the typed decode of every field read by
+  the core and all families (the project's merged decoder); each on one core;
 - optionally a reference command (``--reference 'python3 path/to/script.py --input {input} --outdir {outdir}'``).
 
 Peak memory is the largest resident set of the process tree, sampled every 5 ms from /proc
@@ -64,6 +66,17 @@ with open(sys.argv[1], "rb") as f:
     for line in f:
         if line.strip():
             dec.decode(line); n += 1
+"""
+ALL_FIELDS_FLOOR = r"""
+import sys
+from aggregator.deferred_import import defer
+defer("polars")  # the decoder needs none of it
+from aggregator.sample_values import decoder_for
+decode = decoder_for(None).decode
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        if line.strip():
+            decode(line)
 """
 READ_FLOOR = "import sys\nwith open(sys.argv[1], 'rb') as f:\n    while f.read(1 << 22): pass\n"
 
@@ -139,11 +152,13 @@ def commands(data: Path, outdir: Path, reference: str | None) -> dict[str, list[
     aggregate = [PYTHON, "-m", "aggregator", str(data), "--outdir", str(outdir / "agg"), "--quiet"]
     out = {
         "aggregate": aggregate,
+        "aggregate --families core": [*aggregate, "--families", "core"],
         "aggregate --workers 1": [*aggregate, "--workers", "1"],
         "floor: python start": [PYTHON, "-c", "pass"],
         "floor: import polars": [PYTHON, "-c", "import polars"],
         "floor: read bytes": [PYTHON, "-c", READ_FLOOR, str(data)],
         "floor: typed partial decode (1 core)": [PYTHON, "-c", DECODE_FLOOR, str(data)],
+        "floor: typed decode of every field read (1 core)": [PYTHON, "-c", ALL_FIELDS_FLOOR, str(data)],
     }
     if reference:
         out["reference"] = shlex.split(reference.format(input=data, outdir=outdir / "ref"))

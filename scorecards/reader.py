@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -198,7 +198,7 @@ def read_range(
                 else:
                     chunk.row_lines.append(local)
                 if pack is not None and len(rows) == PACK_ROWS:
-                    chunk.items.append(pack(rows) if load is None else load(pack(rows)))
+                    chunk.items.append(pack(rows) if load is None else load([pack(rows)]))
                     rows = []
     except Exception as exc:
         damaged = corrupt(path, exc)
@@ -206,7 +206,7 @@ def read_range(
             raise
         raise damaged from None
     if pack is not None and rows:
-        chunk.items.append(pack(rows) if load is None else load(pack(rows)))
+        chunk.items.append(pack(rows) if load is None else load([pack(rows)]))
     return chunk
 
 
@@ -342,14 +342,26 @@ class PendingRead(Generic[T]):
         self._scanner = ThreadPoolExecutor(1)  # after the forks: no thread may run while forking
         self._scan = self._scanner.submit(scan_file, str(path), first_only=not skip_bad_lines)
 
-    def _loaded(self, chunk: Chunk[T]) -> Chunk[T]:
-        """``chunk`` (from a decoding process) with its packed blocks loaded, each freed once loaded."""
+    def _loaded(self, futures: list[Future[Chunk[T]]]) -> list[Chunk[T]]:
+        """The ranges' chunks in file order (``futures`` is emptied), their packed blocks loaded as
+        they come: those of consecutive ranges together, until they hold :data:`PACK_ROWS` rows (a
+        frame of a few rows costs as much as a long one), each group freed once loaded."""
         load = getattr(self._transform, "load", None)
-        if load is not None:
-            blocks, chunk.items = chunk.items, []
-            while blocks:
-                chunk.items.append(load(blocks.pop(0)))
-        return chunk
+        chunks: list[Chunk[T]] = []
+        waiting: list[Any] = []
+        rows = 0
+        while futures:
+            chunk = futures.pop(0).result()  # a done future would keep its chunk
+            chunks.append(chunk)
+            if load is None:
+                continue
+            waiting.extend(chunk.items)
+            rows += len(chunk.row_lines)
+            chunk.items = []
+            if waiting and (rows >= PACK_ROWS or not futures):
+                chunk.items = [load(waiting)]
+                waiting, rows = [], 0
+        return chunks
 
     def result(self) -> ReadResult[T]:
         try:
@@ -360,10 +372,8 @@ class PendingRead(Generic[T]):
                 )]
             else:
                 try:
-                    futures, self._futures = self._futures, []  # a done future would keep its chunk
-                    chunks = []
-                    while futures:
-                        chunks.append(self._loaded(futures.pop(0).result()))
+                    futures, self._futures = self._futures, []
+                    chunks = self._loaded(futures)
                 finally:
                     self._pool.shutdown(cancel_futures=True)
             scan = self._scan.result()

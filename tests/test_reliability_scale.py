@@ -22,7 +22,9 @@ import scorecards.reader
 from aggregator.pipeline import evaluate_run
 from aggregator.report.html import script_json
 from aggregator.report.run_report import run_report
-from aggregator.row_blocks import duplicates
+from aggregator.row_blocks import DTYPES, duplicates, frame_of
+from aggregator.sample_counts import Column
+from aggregator.sample_values import SampleEvaluator, pack_rows
 from benchmarks.bench_scale import long_term, tiny_rows
 from scorecards.reader import _duplicates
 from tests.conftest import RUNS, run_cli
@@ -47,6 +49,35 @@ def test_blocks_and_ranges_give_the_table_of_rows_built_one_by_one(tmp_path: Pat
     blocks = evaluate_run(source, workers=2)
     assert blocks.workers == 2
     assert blocks.table.equals(whole.table) and blocks.metrics == whole.metrics
+
+
+def test_small_ranges_are_loaded_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ranges of a few rows each are made frames in groups of at least PACK_ROWS rows, not one frame a range."""
+    source = RUNS / "cr_n50_m1_v2__seed42"
+    monkeypatch.setattr(scorecards.reader, "MIN_PART_BYTES", 1 << 14)
+    monkeypatch.setattr(scorecards.reader, "MAX_PART_BYTES", 1 << 16)
+    monkeypatch.setattr(scorecards.reader, "PACK_ROWS", 20)
+    loads: list[int] = []
+    real_load = SampleEvaluator.load
+    monkeypatch.setattr(SampleEvaluator, "load", lambda self, blocks: loads.append(len(blocks)) or real_load(self, blocks))
+    evaluate_run(source, workers=2)
+    assert max(loads) > 1 and len(loads) <= 50 // 20 + 1
+
+
+CELL = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(st.text(max_size=3), CELL, CELL, CELL), max_size=12), cut=st.integers(1, 5))
+def test_blocks_load_as_their_values_one_by_one(rows: list[tuple[object, ...]], cut: int) -> None:
+    """Arrays (viewed by numpy) and lists (values that fit no array) of several blocks give the
+    frame of the values built one by one with the table's types."""
+    columns = (Column("s", "str", ""), Column("i", "int", ""), Column("b", "bool", ""), Column("f", "float", ""))
+    rows = [(s, i if not isinstance(i, float) else None, b, f) for s, i, b, f in rows]
+    blocks = [pack_rows(rows[start:start + cut], columns) for start in range(0, len(rows), cut)] or [pack_rows([], columns)]
+    expected = pl.DataFrame([pl.Series(c.name, [r[k] for r in rows], dtype=DTYPES[c.kind], strict=False)
+                             for k, c in enumerate(columns)])
+    assert frame_of(blocks, columns).equals(expected)
 
 
 IDENTITY = st.tuples(st.sampled_from(["r1", "r2"]), st.sampled_from(["", "test"]), st.sampled_from(["a", "b", "c", "d"]))

@@ -27,7 +27,7 @@ import msgspec
 import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
-from aggregator.metrics.reads import Items, Obj, first_truthy, objects, ok, section, truthy
+from aggregator.metrics.reads import JSON_BLANKS, Items, Obj, first_truthy, objects, ok, raw_truthy, section, truthy
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.sample_counts import Column
 from scorecards.normalize import norm_term
@@ -37,7 +37,6 @@ RQ1_BUCKETS = ("implicit", "explicit", "explicit_failure", "unsupported")
 UNKNOWN_ISSUE = "unknown/insufficient"
 ALIGNMENT_FAILURE = "alignment_failure"
 DROP_REASONS = (ALIGNMENT_FAILURE, "filter_rejection", "semantic_hallucination")
-_BLANK_BYTES = b" \t\r\n"
 
 
 class _Item(msgspec.Struct, gc=False):
@@ -130,31 +129,11 @@ COLUMNS = (
 )
 
 
-def raw_truthy(raw: msgspec.Raw) -> bool:
-    """JSON truthiness of a raw value; a missing field (empty raw) is falsy."""
-    view = memoryview(raw)
-    if not view:
-        return False
-    head = view[0]
-    if head in b"{[":
-        i = 1
-        while view[i] in _BLANK_BYTES:
-            i += 1
-        return view[i] not in b"}]"
-    if head == ord('"'):
-        return len(view) > 2
-    if head in b"nf":
-        return False
-    if head == ord("t"):
-        return True
-    return float(bytes(view)) != 0
-
-
 def _decoded(raws: Any) -> list[_Item]:
     """The non-empty object items of a raw tuple list, in order (``{}`` and non-objects skipped)."""
     out = []
     for raw in raws or ():
-        if len(raw) < 16 and bytes(raw).translate(None, _BLANK_BYTES) == b"{}":
+        if len(raw) < 16 and bytes(raw).translate(None, JSON_BLANKS) == b"{}":
             continue
         item = _ITEM.decode(raw)
         if isinstance(item, _Item):
@@ -189,7 +168,7 @@ def _reader_a_term(item: _Item) -> str:
     return norm_term(raw_term(item))
 
 
-def first_final_term(tuples: list[_Item], aspects: Any, sentiments: Any) -> str | None:
+def first_final_term(tuples: list[_Item], aspects: list[_Item], sentiments: Any) -> str | None:
     """The normalized term of FT, the first final tuple (None: no FT).
 
     1. the first usable ``final_tuples`` item: its stripped raw ``aspect_ref`` or term is
@@ -202,11 +181,8 @@ def first_final_term(tuples: list[_Item], aspects: Any, sentiments: Any) -> str 
         term = "" if implicit else raw_term(item)
         if implicit or term or ok(item.aspect_ref):
             return norm_term(term)
-    for raws in (aspects, sentiments):
-        found = _decoded(raws)
-        if found:
-            return _reader_a_term(found[0])
-    return None
+    found = aspects or _decoded(sentiments)
+    return _reader_a_term(found[0]) if found else None
 
 
 def judgements(row: Any) -> list[_Judgement]:
@@ -324,7 +300,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     parsed = section(runtime.parsed_output) if runtime is not None else None
     fr = parsed.final_result if parsed is not None else None
     tuples = _decoded(fr.final_tuples) if fr is not None else []
-    aspects = fr.final_aspects if fr is not None else None
+    aspects = _decoded(fr.final_aspects) if fr is not None else []
     inputs = data.inputs
     debug = section(inputs.ate_debug) if inputs is not None else None
     filtered = objects(debug.filtered) if debug is not None else []
@@ -333,7 +309,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     term = first_final_term(tuples, aspects, inputs.aspect_sentiments if inputs is not None else None)
     bucket = grounding_bucket(term, found, lambda: final_label(data, fr), lambda: _fallback_eligible(inputs, filtered))
 
-    hal = hallucinated(tuples, _decoded(aspects), lambda: _input_text(parsed, data))
+    hal = hallucinated(tuples, aspects, lambda: _input_text(parsed, data))
     reasons = {ok(item.drop_reason) for item in tuples}
     drops = sum(ok(f.action) == "drop" and ok(f.drop_reason) == ALIGNMENT_FAILURE for f in filtered)
     dropped = [reason in reasons for reason in DROP_REASONS]

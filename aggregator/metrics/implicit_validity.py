@@ -25,7 +25,7 @@ import msgspec
 import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
-from aggregator.metrics.reads import Items, Obj, first_truthy, objects, ok, section, truthy
+from aggregator.metrics.reads import Items, Obj, first_truthy, objects, ok, raw_truthy, section, truthy
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.sample_counts import BASIC_POLARITIES, Column
 
@@ -57,8 +57,9 @@ class _TraceEntry(msgspec.Struct, gc=False):
 _ITEM_DECODER = msgspec.json.Decoder(Obj[_Labelled])
 _TRACE_DECODER = msgspec.json.Decoder(Items[_TraceEntry])
 _STR_DECODER = msgspec.json.Decoder(str)
-PARSE_NOTES = ("atsa_parse", "json_parse")
-PARSE_NOTE_BYTES = tuple(word.encode() for word in PARSE_NOTES)
+PARSE_STEMS = (b"atsa", b"json")
+PARSE_SUFFIX = b"_parse"
+PARSE_NOTES = tuple((stem + PARSE_SUFFIX).decode() for stem in PARSE_STEMS)
 
 COLUMNS = (
     Column("implicit_coverage_fail", "bool", "implicit gold sample whose final set has no positive/negative/neutral tuple"),
@@ -84,17 +85,17 @@ def _null_polarity(items: Sequence[msgspec.Raw] | None) -> bool:
     return False
 
 
-def _raw_truthy(raw: bytes) -> bool:
-    """JSON truthiness of a raw value, without decoding a list or object."""
-    text = raw.strip()
-    if text[:1] in (b"[", b"{"):
-        return text[1:].lstrip()[:1] not in (b"]", b"}")
-    return truthy(msgspec.json.decode(text))
-
-
 def _may_name_parse(raw: bytes) -> bool:
-    """The raw JSON holds one of the words literally (JSON writers never escape ASCII letters)."""
-    return any(word in raw for word in PARSE_NOTE_BYTES)
+    """The raw JSON holds one of the words literally (JSON writers never escape ASCII letters).
+
+    One scan for their common suffix ``_parse``; each hit is checked for one of the stems before it.
+    """
+    at = raw.find(PARSE_SUFFIX)
+    while at >= 0:
+        if raw.endswith(PARSE_STEMS, 0, at):
+            return True
+        at = raw.find(PARSE_SUFFIX, at + 1)
+    return False
 
 
 def _trace_notes_parse(raws: Sequence[msgspec.Raw]) -> bool:
@@ -103,9 +104,9 @@ def _trace_notes_parse(raws: Sequence[msgspec.Raw]) -> bool:
     Traces are large: the raw bytes are searched first, and decoded only when they may hold such a note.
     """
     for raw in raws:
-        data = bytes(raw)
-        if not data or not _raw_truthy(data):
+        if not raw_truthy(raw):
             continue
+        data = bytes(raw)
         if not _may_name_parse(data):
             return False
         try:

@@ -137,6 +137,13 @@ def _ev_rejected(meta: Any) -> bool:
     return meta is not None and ok(meta.adopt_decision) == "not_adopted" and ok(meta.adopt_reason) == "ev_below_threshold"
 
 
+def _parsed_meta(row: Any) -> Any:
+    """``runtime.parsed_output.meta`` read (None when it is not an object); decoded only for applied rows."""
+    runtime = row.runtime
+    parsed = section(runtime.parsed_output) if runtime is not None else None
+    return section(_PARSED_META.decode(parsed.meta)) if parsed is not None and parsed.meta else None
+
+
 def row(inp: RowInput) -> tuple[object, ...]:
     data = inp.row
     ov = override_stats(data)
@@ -144,9 +151,6 @@ def row(inp: RowInput) -> tuple[object, ...]:
     reason = ov.override_reason.strip() if ov is not None and isinstance(ov.override_reason, str) else ""
     meta = data.meta
     skips = section(meta.debate_override_skip_reasons) if meta is not None else None
-    runtime = data.runtime
-    parsed = section(runtime.parsed_output) if runtime is not None else None
-    parsed_meta = section(_PARSED_META.decode(parsed.meta)) if parsed is not None and parsed.meta else None
     return (
         ov is not None,
         skips is not None,
@@ -156,7 +160,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
         reason or None,
         *(as_int(getattr(skips, key)) if skips is not None else 0 for key in SKIP_REASONS),
         applied and _ev_rejected(meta),
-        applied and _ev_rejected(parsed_meta),
+        applied and _ev_rejected(_parsed_meta(data)),
     )
 
 

@@ -18,11 +18,15 @@ from __future__ import annotations
 from typing import Any, TypeVar, Union
 
 import msgspec
+from msgspec.structs import astuple
 
 T = TypeVar("T")
 
 Obj = Union[T, list[Any], str, int, float, bool, None]
 """An object section read into the Struct ``T``; any other JSON value is kept as is."""
+
+JSON_BLANKS = b" \t\r\n"
+"""The whitespace bytes of JSON."""
 
 Items = Union[list[Union[T, list[Any], str, int, float, bool, None]], dict[str, Any], str, int, float, bool, None]
 """A list whose object items are read into the Struct ``T``."""
@@ -37,7 +41,7 @@ def truthy(value: Any) -> bool:
 
 def filled(struct: msgspec.Struct) -> bool:
     """Some declared field of ``struct`` was present in the input (with a non-null value)."""
-    return any(getattr(struct, name) is not None for name in struct.__struct_fields__)
+    return astuple(struct).count(None) != len(struct.__struct_fields__)
 
 
 def section(value: Any) -> Any:
@@ -58,6 +62,26 @@ def ok(value: Any) -> str:
     if not truthy(value):
         return ""
     return "\x00<non-string>"
+
+
+def raw_truthy(raw: msgspec.Raw | bytes) -> bool:
+    """JSON truthiness of a raw value; a missing field (empty raw) is falsy."""
+    view = memoryview(raw)
+    if not view:
+        return False
+    head = view[0]
+    if head in b"{[":
+        i = 1
+        while view[i] in JSON_BLANKS:
+            i += 1
+        return view[i] not in b"}]"
+    if head == ord('"'):
+        return len(view) > 2
+    if head in b"nf":
+        return False
+    if head == ord("t"):
+        return True
+    return float(bytes(view)) != 0
 
 
 def is_true(value: Any) -> bool:

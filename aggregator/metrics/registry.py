@@ -44,7 +44,8 @@ class RunContext:
     all_rows: pl.DataFrame | None = None
 
 
-RunLevel = Callable[[pl.DataFrame, RunContext], object]
+RunLevel = Callable[["pl.DataFrame", RunContext], object]
+"""A run-level metric's function (Polars named as text: importing the registry must not load it)."""
 
 
 @dataclass(frozen=True)

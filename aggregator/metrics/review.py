@@ -27,6 +27,7 @@ per-sample counts are given on every row.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -183,8 +184,14 @@ def _review_actions(flags: Any) -> list[_Action]:
     return actions
 
 
+@lru_cache(maxsize=64)
+def _positional_ids(m: int) -> tuple[str, ...]:
+    """``t0 … t(m−1)``."""
+    return tuple(f"t{i}" for i in range(m))
+
+
 def _tuple_ids(m: int, actions: list[_Action]) -> dict[str, None]:
-    ids = dict.fromkeys(f"t{i}" for i in range(m))
+    ids = dict.fromkeys(_positional_ids(m))
     for action in actions:
         targets = action.target_tuple_ids
         if isinstance(targets, list):
@@ -248,8 +255,8 @@ def action_matrix(out: Any) -> tuple[dict[str, tuple[str, str, str]], Any]:
         by_rater = _by_actor(actions)
     else:
         by_rater = _trace_raters(out.process_trace)
-    columns = [_rater_labels(ids, by_rater[rater]) for rater in RATERS]
-    return {i: (columns[0][i], columns[1][i], columns[2][i]) for i in ids}, pre
+    columns = [_rater_labels(ids, by_rater[rater]).values() for rater in RATERS]
+    return dict(zip(ids, zip(*columns))), pre
 
 
 def _pre_objects(pre: Any) -> list[Any]:
@@ -279,8 +286,8 @@ def _pre_key(item: _PreItem) -> tuple[str, str] | None:
 
 def cda_counts(inp: RowInput, ids: list[str], pre: Any) -> tuple[int, int, int]:
     """(eligible, helpful, harmful) over ``ids`` (those with ≥ 2 changes)."""
-    gold = gold_units(inp.record.gold)
-    if not ids or not gold:
+    gold = gold_units(inp.record.gold) if ids else None
+    if not gold:
         return 0, 0, 0
     items = _pre_objects(pre)
     s1, s2 = gold_units(inp.record.stage1), gold_units(inp.record.final)

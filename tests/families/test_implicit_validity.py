@@ -140,3 +140,11 @@ def test_rates_are_shares_of_per_sample_flags(tmp_path: Path, samples: list[Any]
             rate = metrics[f"implicit_{kind}_fail_rate"]
             assert rate == pytest.approx(eligible.get_column(f"implicit_{kind}_fail").sum() / eligible.height)
             assert 0.0 <= rate <= metrics["implicit_invalid_pred_rate"]  # type: ignore[operator]
+
+
+@given(st.lists(st.sampled_from([b"atsa", b"json", b"_parse", b"_pars", b"a", b"js", b"x", b"\""]), max_size=8))
+def test_parse_word_scan_finds_exactly_the_words(parts: list[bytes]) -> None:
+    from aggregator.metrics.implicit_validity import PARSE_NOTES, _may_name_parse
+
+    text = b"".join(parts)
+    assert _may_name_parse(text) == any(word.encode() in text for word in PARSE_NOTES)
