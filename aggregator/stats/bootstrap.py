@@ -44,10 +44,12 @@ def iter_draws(n: int, resamples: int, seed: int, dtype: type[np.floating] = np.
     of drawing the whole block at once), so beyond the block only one resample's indices are held."""
     rng = np.random.default_rng(seed)
     step = block_rows(n)
+    indices = np.empty(n, dtype=np.intp)  # bincount's own type: it would copy int32 indices anew each time
     for start in range(0, resamples, step):
         block = np.empty((min(step, resamples - start), n), dtype=dtype)
         for row in block:
-            row[:] = np.bincount(rng.integers(0, n, size=n, dtype=np.int32), minlength=n)
+            np.copyto(indices, rng.integers(0, n, size=n, dtype=np.int32))
+            row[:] = np.bincount(indices, minlength=n)
         yield block
 
 
