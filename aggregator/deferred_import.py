@@ -28,6 +28,12 @@ class Deferred(ModuleType):
     """Stands in for the module ``name`` until an attribute is first looked up."""
 
     def __getattr__(self, attribute: str) -> Any:
+        real = self.__dict__.get("_real")
+        if real is None:
+            real = self._import_deferred()
+        return getattr(real, attribute)
+
+    def _import_deferred(self) -> ModuleType:
         with _LOCK:
             real = self.__dict__.get("_real")
             if real is None:
@@ -35,7 +41,7 @@ class Deferred(ModuleType):
                     del sys.modules[self.__name__]
                 real = importlib.import_module(self.__name__)
                 self.__dict__["_real"] = real
-        return getattr(real, attribute)
+        return real
 
 
 def defer(name: str) -> None:
