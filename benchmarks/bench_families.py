@@ -5,7 +5,8 @@ On one real-shaped input (``generate.py``), times as separate processes, interle
 - ``aggregate FILE --families core`` (today's columns), ``aggregate FILE`` (every family);
 - ``aggregate FILE --families core,NAME`` for each family (with what it requires);
 - the decode floor of every field the families read: the merged typed decoder over all lines
-  on one core, minus the same process without the loop (imports only).
+  on one core, minus the same process without the loop (its imports, which leave Polars
+  unloaded: the decoder needs none of it; ``bench.py``'s floor script).
 
 Results are printed and, with ``--write``, replace the ``families`` section of RESULTS.md.
 
@@ -22,20 +23,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from bench import ALL_FIELDS_FLOOR as FLOOR  # noqa: E402
 from bench import PYTHON, Timing, measure  # noqa: E402
 from generate import DEFAULT_SOURCE, generate  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
-
-FLOOR = """
-import sys
-from aggregator.sample_values import decoder_for
-decode = decoder_for(None).decode
-if sys.argv[2] == "decode":
-    with open(sys.argv[1], "rb") as f:
-        for line in f:
-            if line.strip():
-                decode(line)
-"""
 
 
 def family_names() -> list[str]:
