@@ -24,7 +24,7 @@ from aggregator.metrics.families import resolve
 from aggregator.metrics.groups import COMPAT_NOTE, groups, shown_label
 from aggregator.per_sample import build_table
 from aggregator.sample_values import columns_for
-from aggregator.sample_counts import COLUMNS
+from aggregator.sample_counts import COLUMNS, Column
 from aggregator.units import UNITS
 
 DEFAULT_OUTPUT = Path("docs") / "metrics.md"
@@ -150,16 +150,30 @@ def derived_meaning(name: str) -> str:
     raise KeyError(f"per-sample column {name!r} has no documented meaning")
 
 
+def _one_of(values: Sequence[str]) -> str:
+    return f" (one of {', '.join(f'`{v}`' for v in values)})" if values else ""
+
+
+def _kind(column: Column) -> str:
+    return column.kind + _one_of(column.values) + (", nullable" if column.nullable else "")
+
+
+def _dtype_name(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.Enum):
+        return "label" + _one_of(dtype.categories.to_list())
+    return TYPE_NAMES[dtype]  # type: ignore[index]
+
+
 def per_sample_section() -> list[str]:
     schema = build_table([], []).schema
     stored = {c.name for c in COLUMNS}
-    rows = [(f"`{c.name}`", c.kind + (", nullable" if c.nullable else ""), c.meaning) for c in COLUMNS]
-    derived = [(f"`{name}`", TYPE_NAMES[dtype], derived_meaning(name))  # type: ignore[index]
+    rows = [(f"`{c.name}`", _kind(c), c.meaning) for c in COLUMNS]
+    derived = [(f"`{name}`", _dtype_name(dtype), derived_meaning(name))
                for name, dtype in schema.items() if name not in stored]
     by_family: list[str] = []
     for fam in resolve(None):
         if fam.columns:
-            family_rows = [(f"`{c.name}`", c.kind + (", nullable" if c.nullable else ""), c.meaning) for c in fam.columns]
+            family_rows = [(f"`{c.name}`", _kind(c), c.meaning) for c in fam.columns]
             by_family += [f"### Family `{fam.name}`: {fam.title} ({fam.source})", "",
                           *table(("Column", "Type", "Meaning"), family_rows)]
     return [
@@ -167,6 +181,9 @@ def per_sample_section() -> list[str]:
         "",
         "`per_sample.parquet` and `per_sample.csv` hold one row per sample, in sample-key order",
         "(code-point order; ties by run id). Every structural metric is an aggregation of these columns.",
+        "A `label` is a text from a small set (a source, a bucket, a code read from the row): in memory",
+        "and in the Parquet file a categorical column (an enum of the values listed when the set is closed),",
+        "4 bytes a row (1 for an enum) where a `str` takes 16; in the CSV file plain text.",
         "",
         "### Counts and identity",
         "",

@@ -25,6 +25,8 @@ from aggregator.sample_counts import COLUMNS, STAGES, Column
 from aggregator.units import UNITS
 
 TRANSITIONS = ("fix", "break", "keep", "still")
+TRANSITION = pl.Enum(TRANSITIONS)
+"""The type of the transition columns (1 byte a row)."""
 
 
 def _scores(prefix: str) -> list[pl.Expr]:
@@ -45,14 +47,9 @@ def _correct(prefix: str, empty_gold_correct: bool) -> pl.Expr:
 
 def _transition(unit: str) -> pl.Expr:
     before, after = pl.col(f"{unit}_s1_correct"), pl.col(f"{unit}_s2_correct")
+    fix, broken, keep, still = (pl.lit(t, dtype=TRANSITION) for t in TRANSITIONS)
     return (
-        pl.when(before & after)
-        .then(pl.lit("keep"))
-        .when(after)
-        .then(pl.lit("fix"))
-        .when(before)
-        .then(pl.lit("break"))
-        .otherwise(pl.lit("still"))
+        pl.when(before & after).then(keep).when(after).then(fix).when(before).then(broken).otherwise(still)
         .alias(f"{unit}_transition")
     )
 

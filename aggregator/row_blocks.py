@@ -25,12 +25,19 @@ import polars as pl
 from aggregator.sample_counts import Column
 from aggregator.sample_values import Block, pack_rows
 
-DTYPES = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}
+DTYPES = {"str": pl.String, "label": pl.Categorical, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}
 ORDER = ("sample_key", "split", "run_id", "line")
 """The order of the per-sample table: unique per row, so no tie is left to the input's line order."""
 
 IDENTITY = ("run_id", "split", "sample_key")
-__all__ = ["DTYPES", "IDENTITY", "ORDER", "Block", "duplicates", "frame_of", "pack_rows", "table_of"]
+__all__ = ["DTYPES", "IDENTITY", "ORDER", "Block", "dtype_of", "duplicates", "frame_of", "pack_rows", "table_of"]
+
+
+def dtype_of(column: Column) -> pl.DataType:
+    """The Polars type of a per-sample column: a label with a closed set of values an Enum of them."""
+    if column.kind == "label" and column.values:
+        return pl.Enum(column.values)
+    return DTYPES[column.kind]()
 
 
 def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame:
@@ -46,7 +53,7 @@ def _series(column: Column, parts: list[array[int] | array[float] | list[object]
         values = arrays[0] if len(arrays) == 1 else array(arrays[0].typecode, b"".join(arrays))
     else:
         values = [v for p in parts for v in p]
-    return pl.Series(column.name, values, dtype=DTYPES[column.kind], strict=False)
+    return pl.Series(column.name, values, dtype=dtype_of(column), strict=column.kind == "label")
 
 
 def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:

@@ -9,28 +9,35 @@ Rates, F1 and transitions are derived from these counts in :mod:`aggregator.per_
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import msgspec
 
 from aggregator.taxonomy import is_valid_ref
 from aggregator.units import UNITS, Counts, is_explicit, match_exact, match_surface, ref_copies_term, surface_units
-from scorecards.record import SampleRecord
+from scorecards.record import FinalSource, SampleRecord, Stage1Source
 from scorecards.tuples import EvalTuple, TupleSet
 
-Kind = Literal["str", "int", "bool", "float"]
+Kind = Literal["str", "label", "int", "bool", "float"]
 STAGES = ("s1", "s2")
 BASIC_POLARITIES = frozenset({"positive", "negative", "neutral"})
 
 
 @dataclass(frozen=True)
 class Column:
-    """One column of the per-sample table."""
+    """One column of the per-sample table.
+
+    ``kind`` "label" is a text from a small set (a source, a bucket, a code read from the
+    row), held as a Polars Categorical: 4 bytes a row where a "str" takes 16 for its string
+    view. With ``values`` the set is closed and the column is an Enum of them (1 byte a row;
+    any other value is an error).
+    """
 
     name: str
     kind: Kind
     meaning: str
     nullable: bool = False
+    values: tuple[str, ...] = ()
 
 
 def _count_columns(prefix: str, what: str) -> list[Column]:
@@ -45,15 +52,15 @@ COLUMNS: tuple[Column, ...] = (
     Column("run_id", "str", "run id (row, else meta, else run directory name)"),
     Column("sample_key", "str", "sample key (meta.text_id, meta.uid, meta.case_id, runtime.uid)"),
     Column("split", "str", "meta.split (blank when absent); a sample is (run_id, split, sample_key)"),
-    Column("profile", "str", "profile of the row (profile, else meta.profile)", nullable=True),
+    Column("profile", "label", "profile of the row (profile, else meta.profile)", nullable=True),
     Column("has_gold", "bool", "the gold set is non-empty"),
     Column("n_gold", "int", "|G|: gold EvalTuples after dedup"),
     Column("n_gold_explicit", "int", "gold tuples with a non-empty surface key (explicit)"),
     Column("n_gold_implicit", "int", "gold tuples with an empty surface key (implicit)"),
     Column("n_s1", "int", "|S1|: stage-1 EvalTuples"),
     Column("n_s2", "int", "|S2|: final EvalTuples"),
-    Column("stage1_source", "str", "stage1_tuples, process_trace or final"),
-    Column("final_source", "str", "final_tuples, final_aspects or inputs_aspect_sentiments"),
+    Column("stage1_source", "label", "where S1 was read from", values=get_args(Stage1Source)),
+    Column("final_source", "label", "where S2 was read from", values=get_args(FinalSource)),
     Column("changed", "bool", "S1 != S2 as EvalTuple sets"),
     *(
         column

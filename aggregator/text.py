@@ -87,15 +87,22 @@ def spreadsheet_safe_csv(data: bytes) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
+def is_text(dtype: pl.DataType) -> bool:
+    """A text column's type: String, or a label's Categorical or Enum (:class:`~aggregator.sample_counts.Column`)."""
+    import polars as pl
+
+    return dtype == pl.String or dtype == pl.Categorical or isinstance(dtype, pl.Enum)
+
+
 def spreadsheet_safe_columns(table: pl.DataFrame) -> pl.DataFrame:
     """``table`` with :func:`spreadsheet_cell` applied to every text cell and column name."""
     import polars as pl
 
-    text = [name for name, dtype in table.schema.items() if dtype == pl.String]
+    text = [name for name, dtype in table.schema.items() if is_text(dtype)]
     guarded = table.with_columns(
-        pl.when(pl.col(name).str.contains(_FORMULA_START))
-        .then(pl.lit(FORMULA_PREFIX) + pl.col(name))
-        .otherwise(pl.col(name))
+        pl.when(pl.col(name).cast(pl.String).str.contains(_FORMULA_START))
+        .then(pl.lit(FORMULA_PREFIX) + pl.col(name).cast(pl.String))
+        .otherwise(pl.col(name).cast(pl.String))
         .alias(name)
         for name in text
     )

@@ -126,3 +126,10 @@ def test_names_merged_view_and_identical_runs(tmp_path: Path) -> None:
     assert merged.columns[:4] == ["split", "sample_key", "input_text", "n_runs"]
     assert merged.get_column("input_text").null_count() == 0
     assert "cr_n50_m1_v2__seed42_proposed/polarity_conflict" in merged.columns
+
+
+def test_subsets_by_a_label_column() -> None:
+    """A label (held as a Categorical or Enum) is a text column for --by: one subset per value."""
+    result = compare_runs(SMALL, resamples=50, by=["otepol_transition", "change_type"], metrics=["tuple_f1_s2_otepol"])
+    levels = {by: set(result.subsets.filter(by=by).get_column("level")) for by in ("otepol_transition", "change_type")}
+    assert levels == {"otepol_transition": {"keep", "still"}, "change_type": {"none", "guided_by_review"}}

@@ -22,12 +22,14 @@ import scorecards.reader
 from aggregator.pipeline import evaluate_run
 from aggregator.report.html import script_json
 from aggregator.report.run_report import run_report
-from aggregator.row_blocks import DTYPES, duplicates, frame_of
+from aggregator.row_blocks import dtype_of, duplicates, frame_of
 from aggregator.sample_counts import Column
-from aggregator.sample_values import SampleEvaluator, pack_rows
+from aggregator.sample_values import SampleEvaluator, columns_for, pack_rows
+from aggregator.units import UNITS
 from benchmarks.bench_scale import long_term, tiny_rows
 from scorecards.reader import _duplicates
 from tests.conftest import RUNS, run_cli
+from tests.scorecard_rows import evaluate_rows, item, row
 
 REPORT_LIMIT = 25 << 20
 
@@ -67,17 +69,55 @@ def test_small_ranges_are_loaded_together(monkeypatch: pytest.MonkeyPatch) -> No
 CELL = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=True))
 
 
+LABEL = st.one_of(st.none(), st.sampled_from(["a", "b", "="]))
+VOCABULARY = ("x", "y")
+
+
 @settings(max_examples=60, deadline=None)
-@given(rows=st.lists(st.tuples(st.text(max_size=3), CELL, CELL, CELL), max_size=12), cut=st.integers(1, 5))
+@given(rows=st.lists(st.tuples(st.text(max_size=3), CELL, CELL, CELL, LABEL, st.sampled_from(VOCABULARY)), max_size=12),
+       cut=st.integers(1, 5))
 def test_blocks_load_as_their_values_one_by_one(rows: list[tuple[object, ...]], cut: int) -> None:
-    """Arrays (viewed by numpy) and lists (values that fit no array) of several blocks give the
-    frame of the values built one by one with the table's types."""
-    columns = (Column("s", "str", ""), Column("i", "int", ""), Column("b", "bool", ""), Column("f", "float", ""))
-    rows = [(s, i if not isinstance(i, float) else None, b, f) for s, i, b, f in rows]
+    """Arrays and lists (values that fit no array) of several blocks give the frame of the values
+    built one by one with the table's types (labels as a Categorical, closed ones as an Enum)."""
+    columns = (Column("s", "str", ""), Column("i", "int", ""), Column("b", "bool", ""), Column("f", "float", ""),
+               Column("l", "label", "", nullable=True), Column("e", "label", "", values=VOCABULARY))
+    rows = [(s, i if not isinstance(i, float) else None, b, f, label, e) for s, i, b, f, label, e in rows]
     blocks = [pack_rows(rows[start:start + cut], columns) for start in range(0, len(rows), cut)] or [pack_rows([], columns)]
-    expected = pl.DataFrame([pl.Series(c.name, [r[k] for r in rows], dtype=DTYPES[c.kind], strict=False)
+    expected = pl.DataFrame([pl.Series(c.name, [r[k] for r in rows], dtype=dtype_of(c), strict=False)
                              for k, c in enumerate(columns)])
-    assert frame_of(blocks, columns).equals(expected)
+    frame = frame_of(blocks, columns)
+    assert frame.equals(expected)
+    assert frame.get_column("l").dtype == pl.Categorical and frame.get_column("e").dtype == pl.Enum(VOCABULARY)
+
+
+def test_a_value_outside_a_closed_label_is_an_error_not_a_null() -> None:
+    column = Column("e", "label", "", values=VOCABULARY)
+    with pytest.raises(pl.exceptions.InvalidOperationError):
+        frame_of([pack_rows([("x",), ("z",)], (column,))], (column,))
+
+
+def test_labels_are_held_small_and_written_as_their_text(tmp_path: Path) -> None:
+    """A label takes at most 4 bytes a row in memory (a str 16); per_sample.csv holds its text,
+    per_sample.parquet the same values, and --spreadsheet-safe guards a label as any text."""
+    rows = [row(f"k{i}", gold=[item("본품#일반", "a")], final=[item("본품#일반", "a")], profile="=cmd" if i % 2 else "p")
+            for i in range(4000)]
+    evaluation = evaluate_rows(tmp_path / "run", rows)
+    table = evaluation.table
+    labels = {c.name for c in columns_for(None) if c.kind == "label"} | {f"{u}_transition" for u in UNITS}
+    assert labels <= set(table.columns)
+    for name in labels:
+        column = table.get_column(name)
+        assert column.dtype == pl.Categorical or isinstance(column.dtype, pl.Enum), name
+        assert column.to_physical().dtype in (pl.UInt8, pl.UInt16, pl.UInt32), name
+    assert run_cli(tmp_path / "run", "--outdir", tmp_path / "out", "--quiet").returncode == 0
+    written = pl.read_csv(tmp_path / "out" / "per_sample.csv", infer_schema=False)
+    assert written.get_column("profile").to_list() == table.get_column("profile").to_list()
+    assert written.get_column("refpol_transition").to_list() == ["keep"] * 4000
+    stored = pl.read_parquet(tmp_path / "out" / "per_sample.parquet")
+    assert stored.select(pl.col(sorted(labels)).cast(pl.String)).equals(table.select(pl.col(sorted(labels)).cast(pl.String)))
+    assert run_cli(tmp_path / "run", "--outdir", tmp_path / "safe", "--quiet", "--spreadsheet-safe").returncode == 0
+    guarded = pl.read_csv(tmp_path / "safe" / "per_sample.csv", infer_schema=False).get_column("profile")
+    assert set(guarded.to_list()) == {"'=cmd", "p"}
 
 
 IDENTITY = st.tuples(st.sampled_from(["r1", "r2"]), st.sampled_from(["", "test"]), st.sampled_from(["a", "b", "c", "d"]))

@@ -25,6 +25,7 @@ from aggregator.compare.runs import Run
 from aggregator.compare.samples import SampleCube
 from aggregator.stats.intervals import holm
 from aggregator.stats.weighted import compile_metrics
+from aggregator.text import is_text
 from scorecards.errors import InputError
 
 MAX_LEVELS = 50
@@ -76,8 +77,8 @@ def level_expr(by: str, table: pl.DataFrame) -> pl.Expr:
     if dtype == pl.Boolean:
         return pl.concat_list(pl.when(pl.col(by)).then(pl.lit("True")).when(~pl.col(by)).then(pl.lit("False"))
                               ).list.drop_nulls()
-    if dtype == pl.String:
-        return pl.concat_list(pl.col(by)).list.drop_nulls()
+    if is_text(dtype):
+        return pl.concat_list(pl.col(by).cast(pl.String)).list.drop_nulls()
     raise InputError(f"--by {by}: a {dtype} column; needs a boolean or text column")
 
 

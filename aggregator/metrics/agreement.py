@@ -80,8 +80,8 @@ class _Fields(msgspec.Struct, gc=False):
 COLUMNS = (
     Column(KEY, "str", "case key: meta.case_id, else meta.text_id, else meta.uid (blank: left out of family 17)",
            nullable=True),
-    Column("agreement_label", "str", "label compared across runs: top-level final_result.label, else meta.label, else \"\""),
-    Column("agreement_label_fixed", "str",
+    Column("agreement_label", "label", "label compared across runs: top-level final_result.label, else meta.label, else \"\""),
+    Column("agreement_label_fixed", "label",
            "final label compared across runs: moderator.final_label, else runtime.parsed_output.final_result.label"),
     Column("risk_id_multiset", "str", "sorted risk_ids of every validator block, as a JSON list"),
 )

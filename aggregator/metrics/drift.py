@@ -40,9 +40,8 @@ class _Fields(msgspec.Struct, gc=False):
 
 COLUMNS = (
     Column("pairs_changed", "bool", "the refpol pairs of S1 and S2 differ"),
-    Column("drift_cause", "str",
-           "why the pairs changed: stage_delta_missing, stage2_selected or same_stage_tuples_differ (null when they did not)",
-           nullable=True),
+    Column("drift_cause", "label", "why the pairs changed (null when they did not)", nullable=True,
+           values=CAUSES),
     Column("moderator_stage2_selected", "bool", "the moderator stage (MS) is stage2"),
     Column("drift_conflict_relevant", "bool",
            "pairs changed and (polarity conflict, stage-1 risk, a gold pair gained, or a non-gold pair in S2)"),

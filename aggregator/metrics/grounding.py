@@ -117,7 +117,7 @@ _ATSA = msgspec.json.Decoder(Obj[_Atsa])
 _TEXT_META = msgspec.json.Decoder(Obj[_TextMeta])
 
 COLUMNS = (
-    Column("rq1", "str", "RQ1 grounding bucket of the first final tuple: implicit, explicit, explicit_failure or unsupported"),
+    Column("rq1", "label", "RQ1 grounding bucket of the first final tuple", values=RQ1_BUCKETS),
     Column("aspect_hallucination", "bool", "HAL: a final aspect term (raw text) is not a substring of the input text"),
     Column("final_drop_alignment_failure", "bool", "some final_tuples item has drop_reason alignment_failure"),
     Column("alignment_failure_or_hallucination", "bool", "HAL, or some final_tuples item has drop_reason alignment_failure"),

@@ -50,7 +50,7 @@ COLUMNS = (
     Column("memory_k", "int", "k: memory.retrieved_k (else meta.memory) when non-zero, else the number of retrieved_ids"),
     Column("memory_used", "bool", "k > 0: the sample retrieved memory"),
     Column("memory_injected", "bool", "memory exposed to the debate with prompt_injection_chars > 0"),
-    Column("memory_trigger", "str", "injection_trigger_reason lower-cased on injected rows (blank otherwise)",
+    Column("memory_trigger", "label", "injection_trigger_reason lower-cased on injected rows (blank otherwise)",
            nullable=True),
 )
 

@@ -111,7 +111,7 @@ COLUMNS = (
     Column("override_applied", "bool", "applied: OV.override_applied is true or OV.applied > 0"),
     Column("override_skipped_conflict", "bool", "conflict row: OV.skipped_conflict > 0"),
     Column("override_effect_applied", "bool", "OV.override_effect_applied is true"),
-    Column("override_reason", "str", "ok(OV.override_reason) (blank when empty or not text)", nullable=True),
+    Column("override_reason", "label", "ok(OV.override_reason) (blank when empty or not text)", nullable=True),
     *(Column(f"override_skip_{key}", "int", f"int meta.debate_override_skip_reasons.{key} (0 when absent)")
       for key in SKIP_REASONS),
     Column("override_ev_rejected", "bool",

@@ -53,10 +53,10 @@ class _Fields(msgspec.Struct, gc=False):
 COLUMNS = (
     Column("stage_delta_present", "bool", "stage_delta is an object"),
     Column("sd_changed", "bool", "stage_delta.changed is truthy (the pipeline says stage 2 changed the output)"),
-    Column("change_type", "str", "ctype: stage_delta.change_type lower-cased, else \"none\""),
+    Column("change_type", "label", "ctype: stage_delta.change_type lower-cased, else \"none\""),
     Column("change_type_guided_by_review", "bool",
            "stage_delta.change_type is exactly \"guided_by_review\" (no case folding, changed not required)"),
-    Column("moderator_stage", "str",
+    Column("moderator_stage", "label",
            "MS: moderator.selected_stage stripped when truthy, else stage2 when sd_changed, else stage1"),
     Column("sample_delta_f1_refpol", "float", "dF1: per-sample refpol F1 of S2 minus that of S1; null without gold",
            nullable=True),
