@@ -67,6 +67,7 @@ def _registry(*metrics: tuple[str, pl.Expr]) -> Registry:
 @given(st.lists(st.tuples(st.floats(-5, 5, allow_nan=False, width=32), st.booleans(), st.integers(0, 4)),
                 min_size=2, max_size=30), st.integers(0, 2**32 - 1))
 @example([(0.0, False, 0), (6.103515625e-05, False, 0), (0.0, False, 0), (1.0, False, 0)], 0)  # a tiny float64 spread
+@example([(1.0, False, 0), (0.0, False, 0), (1.1920928955078125e-07, False, 0)], 0)  # drawn values equal, tiny next to the centre
 def test_spreads_means_and_filtered_sums_match_polars(rows: list[tuple[float, bool, int]], seed: int) -> None:
     frame = pl.DataFrame(rows, schema={"x": pl.Float64, "g": pl.Boolean, "k": pl.Int64}, orient="row").with_columns(
         pl.lit(1).alias("n_gold"))
