@@ -67,6 +67,8 @@ def _registry(*metrics: tuple[str, pl.Expr]) -> Registry:
 @given(st.lists(st.tuples(st.floats(-5, 5, allow_nan=False, width=32), st.booleans(), st.integers(0, 4)),
                 min_size=2, max_size=30), st.integers(0, 2**32 - 1))
 @example([(0.0, False, 0), (6.103515625e-05, False, 0), (0.0, False, 0), (1.0, False, 0)], 0)  # a tiny float64 spread
+@example([(1.0, False, 0), (0.0, False, 0), (1.1920928955078125e-07, False, 0)], 0)  # a tiny spread far from the centre
+@example([(2.0, False, 0), (0.0, False, 0), (1.1920928955078125e-07, False, 0)], 0)  # the same, unresolved in float64
 def test_spreads_means_and_filtered_sums_match_polars(rows: list[tuple[float, bool, int]], seed: int) -> None:
     frame = pl.DataFrame(rows, schema={"x": pl.Float64, "g": pl.Boolean, "k": pl.Int64}, orient="row").with_columns(
         pl.lit(1).alias("n_gold"))
@@ -79,15 +81,84 @@ def test_spreads_means_and_filtered_sums_match_polars(rows: list[tuple[float, bo
     matrix = weighted.sample_matrix(frame)
     exact, rounded = (replicate_values(weighted, draws, matrix, precise=p) for p in (True, False))
     for b in range(3):
-        expected = reg.compute(frame[np.repeat(np.arange(frame.height), draws[b].astype(np.int64))])
+        drawn = frame[np.repeat(np.arange(frame.height), draws[b].astype(np.int64))]
+        expected = reg.compute(drawn)
         for k, name in enumerate(weighted.names):
             value = expected[name]
             if value is None:
                 assert np.isnan(exact[b, k]) and np.isnan(rounded[b, k]), name
-                continue
-            assert value == pytest.approx(exact[b, k], rel=1e-9, abs=1e-9), name
-            if name not in ("std", "var0"):  # float32 resolves a spread only down to 1e-6 of Σ w·(x − c)²
+            elif name in SPREADS:  # summed in float64; float32 resolves a spread only down to ~1e-7 of those sums
+                assert _deviation(value, exact[b, k], drawn, name) <= _resolution(frame, drawn, name), name
+            else:
+                assert value == pytest.approx(exact[b, k], rel=1e-9, abs=1e-9), name
                 assert value == pytest.approx(rounded[b, k], rel=1e-4, abs=1e-4), name
+
+
+SPREADS = {"std": (pl.col("x"), 1), "var0": (pl.col("x").filter(pl.col("g")), 0)}
+
+
+def _deviation(expected: float, got: float, drawn: pl.DataFrame, name: str) -> float:
+    """How far apart two values of spread ``name`` are as Σ (x − x̄)² over the drawn rows."""
+    x, ddof = SPREADS[name]
+    power = 2 if name == "std" else 1
+    return abs(expected**power - got**power) * (drawn.select(x.count()).item() - ddof)
+
+
+def _resolution(frame: pl.DataFrame, drawn: pl.DataFrame, name: str) -> float:
+    """How finely float64 sums resolve Σ (x − x̄)² over the drawn rows: 1e-9 of it, and 16·(n + 4)·u of
+    the sums of squares about the run's mean that it is cancelled from (drawn rows and whole run; u
+    the float64 unit roundoff, n the samples summed: the bound of sums of products, Higham 2002 §3.1)."""
+    x, _ = SPREADS[name]
+    centre = frame.select(x.mean()).item()
+    spread, drawn_squares = drawn.select(((x - x.mean()) ** 2).sum().alias("spread"),
+                                         ((x - centre) ** 2).sum().alias("squares")).row(0)
+    run_squares = frame.select(((x - centre) ** 2).sum()).item()
+    return 1e-9 * spread + 16 * (frame.height + 4) * float(np.finfo(np.float64).eps) / 2 * (drawn_squares + run_squares)
+
+
+@pytest.mark.parametrize("values", [[0.3, -1e4, 1e4], [0.3, -1e4, 1e4, 0.1, 7.0]])
+def test_equal_drawn_values_far_from_the_centre_have_no_spread(values: list[float]) -> None:
+    """Resamples that draw one sample only have spread exactly 0, however far the other samples put
+    the centres the columns are summed about (the centre added back is part of the sums' rounding)."""
+    frame = pl.DataFrame({"x": values, "n_gold": 1})
+    reg = _registry(("std", pl.col("x").std()), ("var0", pl.col("x").var(ddof=0)))
+    weighted = compile_metrics(reg, frame)
+    draws = np.diag(np.full(len(values), len(values), dtype=np.float32))  # resample i draws sample i only
+    for precise in (True, False):
+        assert (replicate_values(weighted, draws, weighted.sample_matrix(frame), precise=precise) == 0.0).all(), precise
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(-1e4, 1e4, allow_nan=False, width=32), st.booleans()), min_size=2, max_size=40),
+       st.data())
+def test_equal_drawn_values_have_no_spread(rows: list[tuple[float, bool]], data: st.DataObject) -> None:
+    """Any resample of equal values (some samples with the same value, drawn any number of times, and
+    rows without a value) gives spread exactly 0, summed in float32 or float64."""
+    frame = pl.DataFrame(rows, schema={"x": pl.Float64, "g": pl.Boolean}, orient="row").with_columns(
+        pl.lit(1).alias("n_gold"))
+    reg = _registry(("std", pl.col("x").filter(pl.col("g")).std()), ("var0", pl.col("x").var(ddof=0)))
+    weighted = compile_metrics(reg, frame)
+    n = frame.height
+    chosen = data.draw(st.integers(0, n - 1))
+    equal = np.flatnonzero(frame["x"].to_numpy() == rows[chosen][0])
+    draws = np.zeros((1, n), dtype=np.float32)
+    for _ in range(n):
+        draws[0, data.draw(st.sampled_from(list(equal)))] += 1
+    expected = reg.compute(frame[np.repeat(np.arange(n), draws[0].astype(np.int64))])
+    for precise in (True, False):
+        got = replicate_values(weighted, draws, weighted.sample_matrix(frame), precise=precise)[0]
+        assert [None if np.isnan(v) else v for v in got] == [None if expected[m] is None else 0.0 for m in reg.names]
+
+
+def test_a_tiny_spread_far_from_the_centre_is_kept() -> None:
+    """Drawn values 0, 0 and 2⁻²³ a third away from the run's mean: their spread is 3e-14 of the sum of
+    squares about that mean, far below 1e-12 of it, yet 30 times the float64 rounding of the sums: kept."""
+    frame = pl.DataFrame({"x": [1.0, 0.0, 2.0**-23], "n_gold": 1})
+    reg = _registry(("std", pl.col("x").std()))
+    weighted = compile_metrics(reg, frame)
+    draws = np.array([[0, 2, 1]], dtype=np.float32)
+    got = replicate_values(weighted, draws, weighted.sample_matrix(frame), precise=True)
+    assert got[0, 0] == pytest.approx(reg.compute(frame[[1, 1, 2]])["std"], rel=1e-3)
 
 
 def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:

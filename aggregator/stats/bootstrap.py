@@ -10,7 +10,9 @@ The replicate values of the metrics of a :class:`~aggregator.stats.weighted.Weig
 ``F(W @ X)``. The product runs in float32 (about twice as fast as float64 here): integer-valued
 columns (counts, flags) are summed exactly (every partial sum stays below 2**24), and other columns
 are centred first, so their sums keep about seven significant digits of the spread between
-resamples. Products run on the caller's BLAS threads; the comparison keeps one (on the 2-core
+resamples; the centres added back and the products' types go with the sums
+(:class:`~aggregator.stats.weighted.Rounding`), so that a spread computed from them is told from
+their rounding. Products run on the caller's BLAS threads; the comparison keeps one (on the 2-core
 development machine, loaded by other processes, a second thread made them slower, not faster).
 Replicates only feed variances and percentiles; every point estimate is the registry's
 own float64 value.
@@ -23,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from aggregator.stats.weighted import PRECISE_ROUNDING, SPREAD_ROUNDING, ColumnSums, WeightedMetrics
+from aggregator.stats.weighted import ColumnSums, Rounding, WeightedMetrics
 
 BLOCK = 1000
 BLOCK_CELLS = 5 * 10**6
@@ -111,19 +113,26 @@ class SampleColumns:
         for exact_sum, dtype in ((False, np.float32), (True, np.float64)):
             keys = [key for key in self.wanted if key[1] == exact_sum and key not in found]
             if keys:
-                product = _product(draws, *self.centred(keys, dtype), dtype)
+                centred, centre = self.centred(keys, dtype)
+                product = _product(draws, centred, centre, dtype)
                 for i, key in enumerate(keys):
-                    found[key] = product[:, i]
+                    found[key] = (product[:, i], float(centre[i]))
                     if cache is not None:
-                        cache.put(key, product[:, i])
+                        cache.put(key, found[key])
         out = []
         for whole, n, varying, by_column in self.layouts:
             values = np.empty((draws.shape[0], len(varying)))
+            added = np.zeros(len(whole))
+            precise = np.ones(len(whole), dtype=bool)  # a constant column: n times its value, in float64
             for key, places in by_column.items():
-                values[:, places] = found[key][:, None]
+                product, centre = found[key]
+                values[:, places] = product[:, None]
+                added[varying[places]] = centre * n  # as :func:`_product` adds it
+                precise[varying[places]] = key[1]
             first = whole.copy()
             first[varying] = values[0] if draws.shape[0] else 0.0
-            out.append(ColumnSums(draws.shape[0], first, varying, values))
+            dtypes = [np.float64 if exact else np.float32 for exact in precise]
+            out.append(ColumnSums(draws.shape[0], first, varying, values, Rounding.of(n, dtypes, added)))
         return out
 
 
@@ -150,15 +159,16 @@ class ProductCache:
 
     def __init__(self, size: int = 512) -> None:
         self.size = size
-        self._items: dict[tuple[bytes, bool], np.ndarray] = {}
+        self._items: dict[tuple[bytes, bool], tuple[np.ndarray, float]] = {}
 
     def __contains__(self, key: object) -> bool:
         return key in self._items
 
-    def get(self, key: tuple[bytes, bool]) -> np.ndarray:
+    def get(self, key: tuple[bytes, bool]) -> tuple[np.ndarray, float]:
+        """The product and the centre added back to it (:func:`_product`)."""
         return self._items[key]
 
-    def put(self, key: tuple[bytes, bool], column: np.ndarray) -> None:
+    def put(self, key: tuple[bytes, bool], column: tuple[np.ndarray, float]) -> None:
         if len(self._items) >= self.size:
             del self._items[next(iter(self._items))]
         self._items[key] = column
@@ -178,12 +188,15 @@ def replicates_and_fixed(metrics: WeightedMetrics, draws: np.ndarray | Iterable[
                          matrix: np.ndarray | SampleColumns, *, precise: bool = False,
                          cache: ProductCache | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`replicate_values`, and which metrics are the same in every resample."""
-    rounding = PRECISE_ROUNDING if precise else SPREAD_ROUNDING
     columns = matrix if isinstance(matrix, SampleColumns) else SampleColumns([matrix], sample_mask(precise))
     if isinstance(draws, np.ndarray):
-        return metrics.replicates(columns.sums(draws, cache)[0], rounding)
-    dense = [columns.sums(block)[0].dense() for block in draws]
-    return metrics.replicates(np.concatenate(dense) if dense else np.zeros((0, columns.width)), rounding)
+        return metrics.replicates(columns.sums(draws, cache)[0])
+    dense, rounding = [], None
+    for block in draws:
+        sums = columns.sums(block)[0]
+        dense.append(sums.dense())
+        rounding = sums.rounding  # the same for every block: the columns are centred once
+    return metrics.replicates(ColumnSums.of(np.concatenate(dense) if dense else np.zeros((0, columns.width)), rounding))
 
 
 def sample_mask(precise: bool) -> np.ndarray | None:

@@ -15,8 +15,9 @@ Leaves (``x`` a row-wise expression, nulls left out as Polars does):
 - ``len()`` → Σ w;  ``x.sum()`` → Σ w·x;  ``x.count()`` → Σ w·[x not null];
 - ``x.mean()`` → Σ w·x / Σ w·[x not null] (null when no value);
 - ``x.var(ddof)`` → (Σ w·x² − (Σ w·x)² / N) / (N − ddof) with N = Σ w·[x not null] (null when
-  N ≤ ddof; x centred on its mean first; a numerator below 1e-6 of Σ w·x², float32 rounding, is
-  0); ``x.std(ddof)`` its square root;
+  N ≤ ddof; x centred on its mean first; a numerator within the rounding of the sums it cancels,
+  :func:`spread_rounding`, is 0: what drawn values that are all equal give); ``x.std(ddof)`` its
+  square root;
 - ``x.filter(c)`` inside them → ``x`` where ``c`` holds, else null.
 
 A metric is *not resampled* (with the reason kept) when it is not such a function: another
@@ -42,9 +43,8 @@ from aggregator.metrics.registry import Metric, Registry
 Node = object
 _ROW_LOCAL_CHECK_SEED = 20240601
 _REL_TOL = 1e-9
-SPREAD_ROUNDING = 1e-6
-PRECISE_ROUNDING = 1e-12
-"""The same rule for sums taken in float64 (``precise``): its rounding is about 1e-16 of Σ w·x²."""
+_UNIT = float(np.finfo(np.float64).eps) / 2
+_TINY = float(np.finfo(np.float64).smallest_subnormal)
 FIXED_CACHE = 64
 
 
@@ -188,10 +188,11 @@ class WeightedMetrics:
         return self._spans
 
     def leaf_values(self, sums: np.ndarray, leaves: Sequence[int] | None = None,
-                    starts: Sequence[int] | None = None, rounding: float = SPREAD_ROUNDING) -> np.ndarray:
+                    starts: Sequence[int] | None = None, rounding: Rounding | None = None) -> np.ndarray:
         """``(R, len(leaves))`` values (NaN: undefined) of ``leaves`` (default all) from column sums: a
         plain sum as it is, a mean as values / presence, a spread from its three sums. Leaf i's columns
-        start at ``starts[j]`` of ``sums`` (default: its place in :meth:`sample_matrix`)."""
+        start at ``starts[j]`` of ``sums`` (default: its place in :meth:`sample_matrix`); ``rounding``
+        describes those columns (default: plain float64 sums, :class:`Rounding`)."""
         chosen = list(range(len(self.leaves))) if leaves is None else list(leaves)
         offsets = [self._spans[i].start for i in chosen] if starts is None else list(starts)
         out = np.empty((sums.shape[0], len(chosen)))
@@ -205,7 +206,8 @@ class WeightedMetrics:
                 out[:, [j for j, _ in means]] = np.where(present > 0, values / present, np.nan)
         for j, (i, c) in enumerate(zip(chosen, offsets)):
             if self.leaves[i].kind in ("var", "std"):
-                out[:, j] = _spread(self.leaves[i], sums[:, c:c + self.leaves[i].width], rounding)
+                part = slice(c, c + self.leaves[i].width)
+                out[:, j] = _spread(self.leaves[i], sums[:, part], None if rounding is None else rounding[part])
         return out
 
     def leaf_frame(self, columns: dict[int, np.ndarray], height: int) -> pl.LazyFrame:
@@ -222,14 +224,13 @@ class WeightedMetrics:
             self.scalars[k].cast(pl.Float64).alias(self.names[k]) for k in group).collect()
         return frame.to_numpy().astype(np.float64).reshape(height, len(group))
 
-    def evaluate(self, sums: ColumnSums | np.ndarray, rounding: float = SPREAD_ROUNDING) -> np.ndarray:
-        """``(R, M)`` float64 metric values (NaN = undefined) from the column sums of R resamples."""
-        return self.replicates(sums, rounding)[0]
+    def evaluate(self, sums: ColumnSums | np.ndarray) -> np.ndarray:
+        """``(R, M)`` float64 metric values (NaN = undefined) from the column sums of R resamples (a bare
+        array: plain float64 sums, see :class:`Rounding`)."""
+        return self.replicates(sums)[0]
 
-    def replicates(self, sums: ColumnSums | np.ndarray, rounding: float = SPREAD_ROUNDING) -> tuple[np.ndarray, np.ndarray]:
+    def replicates(self, sums: ColumnSums | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`evaluate`, and which metrics are the same in every resample (their leaves are).
-        ``rounding``: below this share of Σ w·x² a spread is no spread (:data:`SPREAD_ROUNDING` for
-        float32 sums, :data:`PRECISE_ROUNDING` for float64 ones).
 
         Such a metric is evaluated once and repeated; its values are kept for the next call with the
         same leaves (other runs of a comparison).
@@ -244,13 +245,13 @@ class WeightedMetrics:
         varies[sums.varying] = True
         spans = self.spans()
         same = [not varies[span].any() for span in spans]
-        first = self.leaf_values(sums.first[None, :], rounding=rounding)
+        first = self.leaf_values(sums.first[None, :], rounding=sums.rounding)
         fixed = [k for k, used in enumerate(self.uses) if all(same[i] for i in used)]
         moving = [k for k in range(len(self.names)) if not all(same[i] for i in self.uses[k])]
         fixed_mask[fixed] = True
         if fixed:
             used = sorted({i for k in fixed for i in self.uses[k]})
-            key = (tuple(fixed), first[0, used].tobytes(), rounding)
+            key = (tuple(fixed), first[0, used].tobytes())
             if key not in self._fixed:
                 if len(self._fixed) >= FIXED_CACHE:
                     del self._fixed[next(iter(self._fixed))]
@@ -261,7 +262,8 @@ class WeightedMetrics:
             varying = [i for i in used if not same[i]]
             wanted = [c for i in varying for c in range(spans[i].start, spans[i].stop)]
             starts = list(np.cumsum([0] + [self.leaves[i].width for i in varying])[:-1])
-            full = self.leaf_values(sums.columns(wanted), varying, starts, rounding)
+            full = self.leaf_values(sums.columns(wanted), varying, starts,
+                                    None if sums.rounding is None else sums.rounding[wanted])
             columns = {i: full[:, j] for j, i in enumerate(varying)}
             columns.update({i: np.full(rows, first[0, i]) for i in used if same[i]})
             out[:, moving] = self._scalars(moving, columns, rows)
@@ -280,13 +282,15 @@ class ColumnSums:
     first: np.ndarray
     varying: np.ndarray
     values: np.ndarray
+    rounding: Rounding | None = None
+    """How every column was summed (None: plain float64 sums)."""
 
     @classmethod
-    def of(cls, dense: np.ndarray) -> ColumnSums:
+    def of(cls, dense: np.ndarray, rounding: Rounding | None = None) -> ColumnSums:
         if dense.shape[0] == 0:
-            return cls(0, np.zeros(dense.shape[1]), np.arange(0), np.zeros((0, 0)))
+            return cls(0, np.zeros(dense.shape[1]), np.arange(0), np.zeros((0, 0)), rounding)
         varying = np.flatnonzero(~np.all(dense == dense[:1], axis=0))
-        return cls(dense.shape[0], dense[0].copy(), varying, dense[:, varying])
+        return cls(dense.shape[0], dense[0].copy(), varying, dense[:, varying], rounding)
 
     def columns(self, wanted: Sequence[int]) -> np.ndarray:
         """``(R, len(wanted))`` sums of the columns ``wanted``."""
@@ -303,18 +307,73 @@ class ColumnSums:
         return self.columns(range(len(self.first)))
 
 
-def _spread(leaf: Leaf, sums: np.ndarray, rounding: float = SPREAD_ROUNDING) -> np.ndarray:
+def _spread(leaf: Leaf, sums: np.ndarray, rounding: Rounding | None = None) -> np.ndarray:
     """A mean, variance or standard deviation from its (values, presence[, squares]) sums; NaN when undefined."""
     values, present = sums[:, 0], sums[:, 1]
     with np.errstate(invalid="ignore", divide="ignore"):
         if leaf.kind == "mean":
             return np.where(present > 0, values / present, np.nan)
-        squares = sums[:, 2]
-        centred = squares - values * values / present
-        # below the rounding of the sum of squares: no spread (all drawn values equal)
-        centred = np.where(centred > rounding * squares, centred, 0.0)
+        centred = sums[:, 2] - values * values / present
+        centred = np.where(centred > spread_rounding(sums, rounding), centred, 0.0)
         spread = np.where(present > leaf.ddof, centred / (present - leaf.ddof), np.nan)
     return np.sqrt(spread) if leaf.kind == "std" else spread
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """How column sums s_j = Σ w·x_j were taken, so that their rounding error is known.
+
+    ``added[j]``: what was added to column j's product afterwards (its centre c_j times n, 0 when the
+    column was not centred); ``gamma[j]``: γ_k = k·u / (1 − k·u) for the product's type (u its unit
+    roundoff, k the number of samples summed, plus 4 for the centring, the cast, the centre and the
+    final addition); ``floor[j]``: k·η (η the type's smallest subnormal: what gradual underflow may
+    lose on each operation). By the bound of a sum of products (Higham 2002, *Accuracy and Stability
+    of Numerical Algorithms*, §3.1), s_j is off by at most γ_j·(Σ w·|x_j − c_j| + |added_j| + |s_j|) + floor_j.
+    """
+
+    added: np.ndarray
+    gamma: np.ndarray
+    floor: np.ndarray
+
+    @classmethod
+    def of(cls, count: float | np.ndarray, dtypes: Sequence[type[np.floating]],
+           added: np.ndarray | float = 0.0) -> Rounding:
+        """Sums of ``count`` samples, column j's product taken in ``dtypes[j]``, ``added`` afterwards."""
+        info = {dtype: np.finfo(dtype) for dtype in set(dtypes)}
+        unit = np.array([float(info[dtype].eps) / 2 for dtype in dtypes])
+        k = np.asarray(count, dtype=np.float64) + 4
+        with np.errstate(divide="ignore"):
+            gamma = np.where(k * unit < 1, k * unit / np.maximum(1 - k * unit, 0.0), np.inf)
+        floor = k * np.array([float(info[dtype].smallest_subnormal) for dtype in dtypes])
+        return cls(np.broadcast_to(np.asarray(added, dtype=np.float64), gamma.shape), gamma, floor)
+
+    def __getitem__(self, where: slice | Sequence[int]) -> Rounding:
+        return Rounding(self.added[where], self.gamma[where], self.floor[where])
+
+
+def spread_rounding(sums: np.ndarray, rounding: Rounding | None = None) -> np.ndarray:
+    """``(R,)`` bound of the rounding error of S = Q − V²/N computed from the (V, N, Q) = (values,
+    presence, squares) sums of a spread leaf: a computed S within it cannot be told from 0, the
+    spread of drawn values that are all equal.
+
+    Each sum's error is bounded as :class:`Rounding` says (``rounding`` None: plain float64 sums of
+    at most N non-zero terms, nothing added), with Σ w·|x² − c| ≤ Q + |added| (squares and their
+    centre are ≥ 0) and Σ w·|x − c| ≤ √(N·Q) + |added| (Cauchy–Schwarz; a row without a value adds
+    |c|): e_Q = γ·(2Q + 2|added|) + floor, e_V = γ·(√(N·Q) + 2|added| + |V|) + floor. Then
+    |Ŝ − S| ≤ e_Q + (2|V| + e_V)·e_V / N + 4u·(Q + V²/N) + 4η, u and η the float64 unit roundoff and
+    smallest subnormal (the squares x² and the formula's own arithmetic).
+    """
+    values, present, squares = sums[:, 0], sums[:, 1], np.abs(sums[:, 2])
+    if rounding is None:  # per resample: N bounds the terms that are not 0
+        rounding = Rounding.of(present[:, None], [np.float64] * 3)
+    gamma_v, gamma_q = (rounding.gamma[..., j] for j in (0, 2))
+    added_v, added_q = (np.abs(rounding.added[..., j]) for j in (0, 2))
+    floor_v, floor_q = (rounding.floor[..., j] for j in (0, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error_q = gamma_q * (2 * squares + 2 * added_q) + floor_q
+        error_v = gamma_v * (np.sqrt(present * squares) + 2 * added_v + np.abs(values)) + floor_v
+        squared = values * values / present
+        return error_q + (2 * np.abs(values) + error_v) * error_v / present + 4 * (_UNIT * (squares + squared) + _TINY)
 
 
 def _serialized(registry: Registry, metric: Metric) -> Node:
