@@ -35,7 +35,7 @@ def headline_intervals(evaluation: RunEvaluation) -> Intervals:
         return _last[0][1]
     from threadpoolctl import threadpool_limits
 
-    from aggregator.stats.bootstrap import SampleColumns, iter_draws, percentile_interval, replicate_values, sample_mask
+    from aggregator.stats.bootstrap import SampleColumns, iter_draws, percentile_interval, replicate_values
     from aggregator.stats.weighted import compile_metrics
 
     table = evaluation.table
@@ -43,7 +43,7 @@ def headline_intervals(evaluation: RunEvaluation) -> Intervals:
     with threadpool_limits(limits=1, user_api="blas"):
         weighted = compile_metrics(evaluation.registry, table, wanted)
         draws = iter_draws(table.height, RESAMPLES, SEED, np.float64)  # summed in float64: no float32 copy
-        columns = SampleColumns([weighted.sample_matrix(table)], sample_mask(True))  # not held beyond its columns
+        columns = SampleColumns.of_columns(weighted.sample_columns(table), weighted.width, table.height)
         replicates = replicate_values(weighted, draws, columns, precise=True)
     low, high = percentile_interval(replicates)
     found: Intervals = {m: (None, None) for m in wanted}

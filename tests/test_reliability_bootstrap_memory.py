@@ -67,7 +67,24 @@ def test_stacked_columns_let_go_of_the_sample_matrix_and_give_the_same_replicate
     weighted = compile_metrics(registry, table, ["tuple_f1_s1", "fix_rate", "break_rate_otepol"])
     matrix = weighted.sample_matrix(table)
     expected = replicate_values(weighted, iter_draws(n, 40, 9, np.float64), matrix, precise=True)
-    columns = SampleColumns([matrix], sample_mask(True))
-    got = replicate_values(weighted, iter_draws(n, 40, 9, np.float64), columns, precise=True)
-    assert np.array_equal(expected, got, equal_nan=True)
-    assert all(column is None for column in columns.wanted.values())
+    given = matrix.copy(order="F")
+    for columns in (SampleColumns([given], sample_mask(True)),
+                    SampleColumns.of_columns(weighted.sample_columns(table), weighted.width, n)):
+        got = replicate_values(weighted, iter_draws(n, 40, 9, np.float64), columns, precise=True)
+        assert np.array_equal(expected, got, equal_nan=True)
+        assert all(column is None for column in columns.wanted.values())
+    assert np.array_equal(given, matrix)  # the matrix given is left as it was
+
+
+def test_columns_given_one_by_one_keep_the_distinct_varying_ones_and_give_the_same_sums() -> None:
+    """A constant and a repeated column are not kept; the sums are those of the whole matrix."""
+    rng = np.random.default_rng(1)
+    base = rng.random((300, 3))
+    matrix = np.asfortranarray(np.column_stack([np.ones(300), base[:, 0], base[:, 0], base[:, 1], base[:, 2]]))
+    draws = next(iter_draws(300, 25, 4, np.float64))
+    expected = SampleColumns([matrix], sample_mask(True)).sums(draws)[0].dense()
+    columns = SampleColumns.of_columns(iter(matrix.T), matrix.shape[1], 300)
+    assert len(columns.wanted) == 3
+    assert np.array_equal(expected, columns.sums(draws)[0].dense())
+    stacked = next(iter(columns._centred.values()))[0]
+    assert stacked.shape == (300, 3)  # centred where the columns were written, no copy of them
