@@ -162,13 +162,17 @@ class WeightedMetrics:
         """``(n, C)`` float64 per-sample vectors: for each leaf its values (nulls as 0), and for a
         mean leaf also its presence; ``len`` is a column of ones."""
         exprs = self._sample_exprs()
+        if not exprs:
+            return np.zeros((table.height, 0))
+        frame = table.select(exprs)  # one query: comparisons build many small matrices
         out = np.empty((table.height, len(exprs)), order="F")
-        for j, column in enumerate(self.sample_columns(table)):
-            out[:, j] = column
+        for j, name in enumerate(list(frame.columns)):  # one column at a time: the frame shrinks as out fills
+            out[:, j] = frame.drop_in_place(name).to_numpy()
         return out
 
     def sample_columns(self, table: pl.DataFrame) -> Iterator[np.ndarray]:
-        """The columns of :meth:`sample_matrix`, each computed when it is asked for (memory holds one)."""
+        """The columns of :meth:`sample_matrix`, each computed when it is asked for (memory holds one;
+        one query a column, for the large tables of a single run)."""
         for expr in self._sample_exprs():
             yield table.select(expr).to_series().to_numpy()
 
