@@ -23,7 +23,7 @@ test: $(BIN)/.installed
 	$(BIN)/python -m pytest
 
 docs: $(BIN)/.installed
-	$(BIN)/python -m aggregator.docs
+	$(BIN)/python -m aggregator.metrics.docs
 	$(BIN)/python -m aggregator.run_warnings.docs
 
 bench: $(BIN)/.installed

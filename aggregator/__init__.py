@@ -13,7 +13,7 @@ from aggregator.version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from aggregator.api import RunResult, aggregate_run
+    from aggregator.api.run import RunResult, aggregate_run
     from aggregator.compare import ComparisonResult, compare_runs
     from aggregator.metrics.families import UnknownFamily
     from aggregator.metrics.registry import UnknownMetric
@@ -27,8 +27,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "aggregate_run": "aggregator.api",
-    "RunResult": "aggregator.api",
+    "aggregate_run": "aggregator.api.run",
+    "RunResult": "aggregator.api.run",
     "compare_runs": "aggregator.compare",
     "ComparisonResult": "aggregator.compare",
     "InputError": "scorecards.errors",

@@ -1,5 +1,5 @@
 """``python -m aggregator`` is the ``aggregate`` command."""
 
-from aggregator.cli import main
+from aggregator.commands.main import main
 
 main()

@@ -8,7 +8,7 @@ the families costs nothing of Polars: the first attribute looked up on the stand
 command forks its decoders about 0.1 s sooner, they never load Polars, and the main process
 loads it while they decode.
 
-Only the command line uses it (:func:`aggregator.cli.main`); importing the library changes
+Only the command line uses it (:func:`aggregator.commands.main.main`); importing the library changes
 nothing in a user's process. The first lookup is guarded by a lock, so two threads asking at
 once import the module once (Python 3.11's ``importlib.util.LazyLoader`` has no such lock).
 """

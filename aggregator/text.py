@@ -88,7 +88,7 @@ def spreadsheet_safe_csv(data: bytes) -> bytes:
 
 
 def is_text(dtype: pl.DataType) -> bool:
-    """A text column's type: String, or a label's Categorical or Enum (:class:`~aggregator.sample_counts.Column`)."""
+    """A text column's type: String, or a label's Categorical or Enum (:class:`~aggregator.units.sample_counts.Column`)."""
     import polars as pl
 
     return dtype == pl.String or dtype == pl.Categorical or isinstance(dtype, pl.Enum)

@@ -71,7 +71,7 @@ ALL_FIELDS_FLOOR = r"""
 import sys
 from aggregator.deferred_import import defer
 defer("polars")  # the decoder needs none of it
-from aggregator.sample_values import decoder_for
+from aggregator.run.sample_values import decoder_for
 decode = decoder_for(None).decode
 if sys.argv[2:] != ["imports"]:  # "imports": the same process without the loop
     with open(sys.argv[1], "rb") as f:

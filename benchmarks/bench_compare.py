@@ -42,8 +42,8 @@ from aggregator.compare.runs import Run, load_runs  # noqa: E402
 from aggregator.metrics.registry import RunContext  # noqa: E402
 from aggregator.metrics.structural import STRUCTURAL  # noqa: E402
 from aggregator.outputs.atomic import write_outputs  # noqa: E402
-from aggregator.per_sample import derive  # noqa: E402
-from aggregator.sample_values import columns_for  # noqa: E402
+from aggregator.run.per_sample import derive  # noqa: E402
+from aggregator.run.sample_values import columns_for  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
 
 POOL = 4

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aggregator.pipeline import RunEvaluation, evaluate_run
+from aggregator.run.pipeline import RunEvaluation, evaluate_run
 from scorecards.record import SampleRecord, to_record
 from scorecards.schema import ROW_DECODER
 from tests.conftest import write_lines

@@ -102,7 +102,7 @@ def test_import_aggregator_stays_cheap() -> None:
 
 def test_aggregate_help_loads_no_reader_and_no_table_library() -> None:
     code = (
-        "import sys\nfrom aggregator.cli import cli\n"
+        "import sys\nfrom aggregator.commands.main import cli\n"
         "try:\n    cli.main(['--help'], prog_name='aggregate')\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('polars', 'pydantic', 'numpy', 'rich', 'msgspec', 'scorecards.reader') "
         "if m in sys.modules), file=sys.stderr)"

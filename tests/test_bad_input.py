@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from aggregator.cli import cli
+from aggregator.commands.main import cli
 from tests.conftest import run_cli, write_lines
 from tests.scorecard_rows import dumps, item, row
 from tests.outcomes import but_warnings

@@ -16,8 +16,8 @@ DECODER_NEEDS = """
 import sys
 from aggregator.deferred_import import defer
 defer("polars")
-import aggregator.pipeline
-from aggregator.sample_values import SampleEvaluator, _plan, columns_for
+import aggregator.run.pipeline
+from aggregator.run.sample_values import SampleEvaluator, _plan, columns_for
 evaluator = SampleEvaluator(None)
 evaluator.row_decoder()
 _plan(None)

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from aggregator.metrics.groups import shown_label
-from aggregator.docs import blank_rule, cell, derived_meaning, main, render
+from aggregator.metrics.docs import blank_rule, cell, derived_meaning, main, render
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.per_sample import build_table
-from aggregator.units import UNITS
+from aggregator.run.per_sample import build_table
+from aggregator.units.projection import UNITS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
 
@@ -28,7 +28,7 @@ def table_row(text: str, name: str) -> str:
 
 
 def test_committed_doc_is_up_to_date(text: str) -> None:
-    assert DOC.read_text(encoding="utf-8") == text, "docs/metrics.md is stale: run `python -m aggregator.docs`"
+    assert DOC.read_text(encoding="utf-8") == text, "docs/metrics.md is stale: run `python -m aggregator.metrics.docs`"
 
 
 def test_every_registered_metric_has_a_row_with_its_declaration(text: str) -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from aggregator.formats.convert import scorecard_rows
 from aggregator.formats.evaluate import evaluate, read_pairs
 from aggregator.formats.tally import Tally
-from aggregator.pipeline import evaluate_run
+from aggregator.run.pipeline import evaluate_run
 from tests.conftest import FIXTURES, run_cli
 from tests.format_strategies import corpus, lines
 from tests.peer_expected import case_files

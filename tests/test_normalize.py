@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aggregator.taxonomy import is_valid_ref
+from aggregator.units.taxonomy import is_valid_ref
 from scorecards.normalize import TERM_EDGE_PUNCTUATION, UnknownPolarity, norm_polarity, norm_ref, norm_term
 
 SPEC_EDGE_CHARACTERS = ".,;:!?\"'`()[]{}"

@@ -12,7 +12,7 @@ import pytest
 from aggregator.metrics.registry import AVERAGING_TEXT, Averaging, Kind, Metric, Registry, Section, UnknownMetric
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.markdown import SECTION_TITLES
-from aggregator.pipeline import evaluate_run
+from aggregator.run.pipeline import evaluate_run
 from tests.conftest import CONFORMANCE, RUNS
 from tests.scorecard_rows import evaluate_rows, item, row
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from aggregator import aggregate_run, compare_runs
-from aggregator.cli import EXIT_INTERRUPTED
+from aggregator.commands.main import EXIT_INTERRUPTED
 from tests.conftest import RUNS, run_cli
 from tests.outcomes import ERROR_PREFIX, parse_outputs
 from tests.scorecard_rows import item, row, write_rows

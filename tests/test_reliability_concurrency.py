@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import scorecards.reader
 from aggregator.outputs.atomic import write_outputs
 from aggregator.outputs.run_files import METADATA_JSON, run_files
-from aggregator.pipeline import evaluate_run
+from aggregator.run.pipeline import evaluate_run
 from benchmarks.generate import generate
 from scorecards.errors import BadLineError, InputError
 from scorecards.reader import MIN_PART_BYTES, read_scorecards

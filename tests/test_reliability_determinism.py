@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.run_files import METADATA_JSON
-from aggregator.per_sample import derive
+from aggregator.run.per_sample import derive
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.outcomes import but_metadata, check_api, check_cli, snapshot
 from tests.strategies import fuzz_budgets, jsonl
@@ -87,7 +87,7 @@ def test_the_metrics_do_not_depend_on_how_the_table_is_chunked(tmp_path: Path) -
     path = tmp_path / "run" / "scorecards.jsonl"
     path.parent.mkdir()
     path.write_bytes(jsonl(MERGED))
-    from aggregator.pipeline import evaluate_run
+    from aggregator.run.pipeline import evaluate_run
 
     counts = evaluate_run(path, workers=1).table
     pieces = pl.concat([counts.slice(start, 7) for start in range(0, counts.height, 7)], rechunk=False)

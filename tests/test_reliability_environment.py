@@ -28,7 +28,7 @@ import scorecards.compressed
 import scorecards.lines
 import scorecards.reader
 from aggregator import aggregate_run
-from aggregator.cli import cli
+from aggregator.commands.main import cli
 from scorecards.errors import InputError
 from tests.conftest import RUNS, run_cli
 from tests.outcomes import CutShort, check_cli, parse_outputs, snapshot

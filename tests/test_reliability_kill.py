@@ -26,7 +26,7 @@ import pytest
 
 from aggregator.outputs.atomic import write_outputs
 from aggregator.outputs.run_files import METADATA_JSON, run_files
-from aggregator.pipeline import evaluate_run
+from aggregator.run.pipeline import evaluate_run
 from benchmarks.generate import generate
 from tests.conftest import RUNS
 from tests.outcomes import OUTPUT_NAMES, CutShort, parse_file, parse_outputs, snapshot

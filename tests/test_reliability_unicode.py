@@ -17,8 +17,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aggregator.lookalikes import NEAR_MATCHES, SAFE, fold, near_matches
-from aggregator.pipeline import evaluate_run
+from aggregator.run.lookalikes import NEAR_MATCHES, SAFE, fold, near_matches
+from aggregator.run.pipeline import evaluate_run
 from tests.conftest import RUNS, run_cli
 from tests.scorecard_rows import item, row, write_rows
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aggregator.outputs.cells import markdown_cell
-from aggregator.pipeline import evaluate_run
+from aggregator.run.pipeline import evaluate_run
 from aggregator.report import charts, html
 from aggregator.report.run_report import run_report, transition_counts
 from tests.conftest import CONFORMANCE, run_cli

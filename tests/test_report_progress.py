@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aggregator import progress
-from aggregator.pipeline import evaluate_run
+from aggregator.commands import progress
+from aggregator.run.pipeline import evaluate_run
 from scorecards import reader
 from scorecards.lines import iter_lines
 from tests.conftest import RUNS, run_cli

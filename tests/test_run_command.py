@@ -155,7 +155,7 @@ def test_a_run_whose_process_died_is_named() -> None:
     from concurrent.futures import Future
     from concurrent.futures.process import BrokenProcessPool
 
-    from aggregator.run_outcomes import _collected
+    from aggregator.commands.run_outcomes import _collected
 
     future: Future[object] = Future()
     future.set_exception(BrokenProcessPool("killed"))

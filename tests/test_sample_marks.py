@@ -1,9 +1,9 @@
-"""Per-unit marks of each tuple (aggregator/sample_marks.py): what the report and ``aggregate samples`` show."""
+"""Per-unit marks of each tuple (aggregator/units/sample_marks.py): what the report and ``aggregate samples`` show."""
 
 from __future__ import annotations
 
-from aggregator.sample_marks import sample_marks
-from aggregator.units import UNITS
+from aggregator.units.sample_marks import sample_marks
+from aggregator.units.projection import UNITS
 from scorecards.tuples import EvalTuple
 
 G = [EvalTuple("본품#품질", "향", "positive"), EvalTuple("본품#가격", "", "negative")]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from aggregator.pipeline import evaluate_run
+from aggregator.run.pipeline import evaluate_run
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 
 CASE = CONFORMANCE / "synth_pub"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.pipeline import evaluate_run
+from aggregator.run.pipeline import evaluate_run
 from aggregator.stats.bootstrap import draw_counts, replicate_values, weighted_sums
 from aggregator.stats.weighted import compile_metrics
 from tests.conftest import RUNS

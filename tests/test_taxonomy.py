@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from aggregator import aggregate_run
-from aggregator.taxonomy import default_taxonomy, is_valid_ref, load_taxonomy, taxonomy_in_force, use_taxonomy
+from aggregator.units.taxonomy import default_taxonomy, is_valid_ref, load_taxonomy, taxonomy_in_force, use_taxonomy
 from scorecards.errors import InputError
 from tests.conftest import RUNS, run_cli
 

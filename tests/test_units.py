@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from aggregator.metrics.prf import prf
-from aggregator.units import (
+from aggregator.units.projection import (
     UNITS,
     Counts,
     attribute_units,

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from aggregator.metrics.prf import prf
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.pipeline import RunEvaluation
-from aggregator.units import UNITS, Unit
+from aggregator.run.pipeline import RunEvaluation
+from aggregator.units.projection import UNITS, Unit
 from scorecards.normalize import TERM_EDGE_PUNCTUATION, norm_polarity, norm_ref, norm_term
 from scorecards.tuples import EvalTuple
 from tests.scorecard_rows import evaluate_rows

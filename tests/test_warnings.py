@@ -13,8 +13,8 @@ from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run_warnings import WARNINGS, Finding, WarningCode, build_warnings
 from aggregator.run_warnings.core import EMPTY_SHARE, MIN_COLLAPSE_TUPLES, MIN_SAMPLES
 from aggregator.run_warnings.docs import DEFAULT_OUTPUT, render
-from aggregator.units import ref_copies_term
-from aggregator.pipeline import evaluate_run
+from aggregator.units.projection import ref_copies_term
+from aggregator.run.pipeline import evaluate_run
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.scorecard_rows import Json, evaluate_rows, item, row, write_rows
 
@@ -299,7 +299,7 @@ def test_polarities_are_counted_in_the_tuple_text_even_with_quotes_in_terms() ->
     import polars as pl
 
     from aggregator.run_warnings.tuples import polarities
-    from aggregator.sample_counts import tuples_text
+    from aggregator.units.sample_counts import tuples_text
     from scorecards.tuples import EvalTuple
 
     texts = [tuples_text(frozenset({EvalTuple("a", 'x,"positive"]', "negative"), EvalTuple("", "y", "positive")})),

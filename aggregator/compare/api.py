@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from aggregator import arguments
+from aggregator.api import arguments
 from aggregator.compare.agreement import agreement_table
 from aggregator.compare.condition_warnings import warning_notes
 from aggregator.compare.conditions import ConditionInput, condition_rows, conditions_frame

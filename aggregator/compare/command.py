@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from aggregator.exits import user_errors
-from aggregator.options import OutputDirectory, spreadsheet_safe_option
-from aggregator.terminal import out, say, say_json
+from aggregator.commands.exits import user_errors
+from aggregator.commands.options import OutputDirectory, spreadsheet_safe_option
+from aggregator.commands.terminal import out, say, say_json
 
 if TYPE_CHECKING:
     from aggregator.compare.result import ComparisonResult

@@ -22,7 +22,7 @@ import polars as pl
 
 from aggregator.metrics.registry import RunContext
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.pipeline import RunEvaluation, evaluate_run
+from aggregator.run.pipeline import RunEvaluation, evaluate_run
 from scorecards.errors import InputError
 from scorecards.reader import resolve_input
 
@@ -87,7 +87,7 @@ class RunNaming:
 class Run:
     """One run of a comparison.
 
-    ``table`` is the run's per-sample table (columns of :mod:`aggregator.per_sample`, sample-key
+    ``table`` is the run's per-sample table (columns of :mod:`aggregator.run.per_sample`, sample-key
     order) and ``metrics`` its ``structural_metrics.csv`` row, ``STRUCTURAL.compute(table)``.
     """
 

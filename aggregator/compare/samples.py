@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from aggregator.compare.runs import Run
-from aggregator.units import UNITS
+from aggregator.units.projection import UNITS
 
 UNIT_NAMES: tuple[str, ...] = tuple(UNITS)
 ID_SEPARATOR = "\x1f"

@@ -32,7 +32,7 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Items, Obj, first_truthy, objects, section
 from aggregator.metrics.registry import Metric, Registry, RunContext
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 KEY = "case_key"
 COMPARED = {"label": "agreement_label", "label_fixed": "agreement_label_fixed",

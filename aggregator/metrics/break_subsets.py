@@ -13,7 +13,7 @@ import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 CLASSES = {
     "implicit": "gold has an implicit tuple (empty term)",

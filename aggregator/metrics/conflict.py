@@ -11,7 +11,7 @@ import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 from scorecards.tuples import TupleSet
 
 COLUMNS = (Column("polarity_conflict", "bool", "PC: some non-empty ref carries ≥ 2 polarities in S2"),)

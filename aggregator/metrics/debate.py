@@ -25,7 +25,7 @@ from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.override import OverrideStats, override_stats, stat
 from aggregator.metrics.reads import Obj, as_int, first_truthy, section
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 SHARES = ("direct", "fallback", "none")
 FAILS = ("no_aspects", "no_match", "neutral_stance", "fallback_used")

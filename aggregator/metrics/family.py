@@ -26,7 +26,7 @@ import msgspec
 
 from aggregator.metrics.registry import Registry
 from aggregator.run_warnings.declare import WarningCode
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 from scorecards.record import SampleRecord
 
 

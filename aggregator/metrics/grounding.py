@@ -29,7 +29,7 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import JSON_BLANKS, Items, Obj, first_truthy, objects, ok, raw_truthy, section, truthy
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 from scorecards.normalize import norm_term
 from scorecards.tuples import TupleSet
 

@@ -21,7 +21,7 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Obj, first_truthy, ok, section
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 POL3 = {"positive": "pos", "pos": "pos", "negative": "neg", "neg": "neg"}
 

@@ -27,7 +27,7 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Items, Obj, first_truthy, objects, ok, raw_truthy, section, truthy
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.sample_counts import BASIC_POLARITIES, Column
+from aggregator.units.sample_counts import BASIC_POLARITIES, Column
 
 
 class _Flags(msgspec.Struct, gc=False):

@@ -23,7 +23,7 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Obj, as_int, first_truthy, ok, section, truthy
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 TRIGGERS = ("conflict", "validator", "alignment", "explicit_grounding_failure")
 

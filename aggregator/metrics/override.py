@@ -34,7 +34,7 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput, SideFile
 from aggregator.metrics.reads import Obj, as_int, first_truthy, is_true, ok, section
 from aggregator.metrics.registry import Metric, Registry, RunContext
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 SKIP_REASONS = ("action_ambiguity", "L3_conservative", "implicit_soft_only", "low_confidence", "contradictory_memory")
 REASONS = ("risk_resolved", "debate_action", "grounding_improved", "conflict_blocked", "low_signal", "ev_below_threshold")

@@ -20,7 +20,7 @@ from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.override import SIDE, SIDE_NAME
 from aggregator.metrics.reads import as_int
 from aggregator.metrics.registry import Metric, Registry, RunContext
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 KINDS = {"repair": "override_hint_repair_total", "invalid": "override_hint_invalid_total"}
 

@@ -23,7 +23,7 @@ from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.prf import prf
 from aggregator.metrics.reads import Obj, ok, section, truthy
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 GUIDED = frozenset({"guided", "guided_by_review"})
 

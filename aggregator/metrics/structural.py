@@ -3,7 +3,7 @@ the diagnostics by their families (:mod:`aggregator.metrics.families`).
 
 N = samples with gold. Macro means are over those samples. A blank (null) value
 means undefined, never 0. Per-sample columns are described in
-:mod:`aggregator.per_sample` and :mod:`aggregator.sample_counts`. The CSV puts the
+:mod:`aggregator.run.per_sample` and :mod:`aggregator.units.sample_counts`. The CSV puts the
 research tool's columns in its order (``reference_columns.txt``), then any others.
 """
 

@@ -28,7 +28,7 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Items, objects, ok
 from aggregator.metrics.registry import Averaging, Metric, Registry
-from aggregator.sample_counts import Column
+from aggregator.units.sample_counts import Column
 
 SEVERITY_WEIGHTS = {"high": 3.0, "mid": 2.0, "low": 1.0, "": 2.0}
 OTHER_SEVERITY = 2.0

@@ -1,6 +1,6 @@
 """The facts a run's outputs state beside its metrics: which run, from which input, how many rows.
 
-Assembled once here, from the :class:`~aggregator.pipeline.RunEvaluation`, and rendered by
+Assembled once here, from the :class:`~aggregator.run.pipeline.RunEvaluation`, and rendered by
 both the Markdown table (:mod:`aggregator.outputs.markdown`) and the HTML report
 (:mod:`aggregator.report.run_report`). Names that come from the input are kept apart from
 the tool's own words, so that each format escapes them its own way (:mod:`aggregator.text`).
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aggregator.pipeline import RunEvaluation
+    from aggregator.run.pipeline import RunEvaluation
 
 
 @dataclass(frozen=True)

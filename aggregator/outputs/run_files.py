@@ -24,7 +24,7 @@ from aggregator.outputs.names import (
 )
 from aggregator.outputs.atomic import Output
 from aggregator.outputs.tables import csv_bytes, parquet_bytes, write_csv, write_parquet
-from aggregator.pipeline import RunEvaluation
+from aggregator.run.pipeline import RunEvaluation
 from aggregator.report.html import REPORT_ASSETS, asset
 from aggregator.report.run_report import run_report
 
@@ -42,7 +42,7 @@ def prepare() -> None:
 
 
 def taxonomy_used() -> TaxonomyUsed:
-    from aggregator.taxonomy import taxonomy_in_force
+    from aggregator.units.taxonomy import taxonomy_in_force
 
     used = taxonomy_in_force()
     return TaxonomyUsed(name=used.name, source=used.source, sha256=used.sha256, refs=len(used.refs))
@@ -73,8 +73,8 @@ def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -
 
 
 def with_intervals(markdown: str, evaluation: RunEvaluation) -> str:
-    """The Markdown table with the headline intervals (:mod:`aggregator.run_intervals`) after its facts."""
-    from aggregator.run_intervals import intervals_markdown
+    """The Markdown table with the headline intervals (:mod:`aggregator.run.intervals`) after its facts."""
+    from aggregator.run.intervals import intervals_markdown
 
     head, sep, rest = markdown.partition("\n## ")
     return head + "\n" + intervals_markdown(evaluation) + sep.lstrip("\n") + rest if sep else markdown

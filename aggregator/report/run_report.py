@@ -1,6 +1,6 @@
 """``report.html`` of one run: headline table, S1 vs final chart, transitions chart, sample table, all metrics.
 
-Everything shown is read from a :class:`~aggregator.pipeline.RunEvaluation`: the metric
+Everything shown is read from a :class:`~aggregator.run.pipeline.RunEvaluation`: the metric
 values and their definitions come from the registry, transition counts from
 :func:`aggregator.metrics.structural.transitions`, and the sample table from the
 per-sample table's columns. Nothing is recomputed here.
@@ -15,15 +15,15 @@ import polars as pl
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS, transitions
 from aggregator.outputs.cells import markdown_cell
 from aggregator.outputs.facts import Fact, run_facts
-from aggregator.per_sample import TRANSITIONS
-from aggregator.pipeline import RunEvaluation
+from aggregator.run.per_sample import TRANSITIONS
+from aggregator.run.pipeline import RunEvaluation
 from aggregator.report import charts
 from aggregator.report.html import esc, page
 from aggregator.report.metric_tables import metric_rows_table, metrics_details
-from aggregator.run_intervals import intervals_html
+from aggregator.run.intervals import intervals_html
 from aggregator.report.samples import capped_payload
 from aggregator.report.warnings_html import MARK, marked, warning_banner
-from aggregator.units import UNITS
+from aggregator.units.projection import UNITS
 from aggregator.version import __version__
 
 UNIT_NAMES = {"refpol": "Ref-F1 · GoldUnit", "otepol": "Surface-F1 · SurfaceUnit", "attrpol": "Attr-F1 · attribute"}

@@ -4,7 +4,7 @@ The payload is columnar (one array per column) so a run of many thousand samples
 stays a few bytes per value; the page renders one page of rows at a time. Nothing
 depends on the order of the input's lines (no line numbers), so shuffled input gives
 the same page. The tuple columns are already canonical JSON text
-(:func:`aggregator.sample_counts.tuples_text`) and are spliced in as raw JSON rather
+(:func:`aggregator.units.sample_counts.tuples_text`) and are spliced in as raw JSON rather
 than decoded and encoded again.
 
 The page stays small whatever the input: :func:`shown_samples` keeps at most
@@ -22,10 +22,10 @@ from collections.abc import Mapping
 import msgspec
 import polars as pl
 
-from aggregator.per_sample import TRANSITIONS
+from aggregator.run.per_sample import TRANSITIONS
 from aggregator.report.html import script_json
-from aggregator.sample_marks import all_marks
-from aggregator.units import UNITS
+from aggregator.units.sample_marks import all_marks
+from aggregator.units.projection import UNITS
 
 TUPLE_COLUMNS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}
 DIGITS = 4
@@ -108,7 +108,7 @@ def sample_payload(
     ``run`` is present only when the input holds several runs (``several_runs``; default: the
     table does). Per unit: its display ``name``, the ``transition`` of every sample, its F1 at
     both stages (``DIGITS`` decimals) and the ``marks`` of each tuple under the unit
-    (:mod:`aggregator.sample_marks`, of the tuples in full). ``cut``: long texts cut (module doc).
+    (:mod:`aggregator.units.sample_marks`, of the tuples in full). ``cut``: long texts cut (module doc).
     """
     marks = all_marks(table, [UNITS[unit] for unit in unit_names])  # type: ignore[index]
     if cut:

@@ -240,7 +240,7 @@ CODES = (
         "term normalization), so they count as misses while the report shows the same text.",
         "at least one distinct predicted term of a sample, at stage 1 or final, equal to a gold term of the "
         "sample once both are in NFC with every format (Cf) character removed, but not before "
-        "(aggregator/lookalikes.py); counted in run_metadata.json `counts.unicode_near_matches`.",
+        "(aggregator/run/lookalikes.py); counted in run_metadata.json `counts.unicode_near_matches`.",
         "Normalize terms to NFC and strip invisible characters in the pipeline (or in the gold); "
         "`--allow unicode_near_matches` if the difference is meant.",
         unicode_near_matches, metrics=("*otepol*", "*explicit*")),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from aggregator.docs import generated_file_main, table
+from aggregator.metrics.docs import generated_file_main, table
 from aggregator.metrics.registry import Registry
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run_warnings import WarningCode, WarningRegistry, all_warnings

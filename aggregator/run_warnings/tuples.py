@@ -1,7 +1,7 @@
 """Polarities of a run's tuples, counted in the per-sample table's tuple text.
 
 The per-sample table keeps each sample's tuple sets as canonical JSON text
-(:func:`aggregator.sample_counts.tuples_text`): ``[["ref","term","polarity"], ...]``. A
+(:func:`aggregator.units.sample_counts.tuples_text`): ``[["ref","term","polarity"], ...]``. A
 normalized polarity is one of four words and closes its triple, so ``,"positive"]`` occurs in
 the text exactly once per tuple of that polarity (a quote inside a ref or term is escaped).
 """

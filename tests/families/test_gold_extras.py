@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from aggregator.metrics.family import RowInput
 from aggregator.metrics.gold_extras import representative_set, severe_l3
 from aggregator.metrics.prf import prf
-from aggregator.units import match_surface, surface_units
+from aggregator.units.projection import match_surface, surface_units
 from scorecards.tuples import EvalTuple
 from tests.scorecard_rows import evaluate_rows, item, record_of, row
 

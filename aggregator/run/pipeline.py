@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aggregator.run_warnings import RunWarnings, check_run
-from aggregator.lookalikes import NEAR_MATCHES, near_matches
-from aggregator.sample_values import SampleEvaluator
+from aggregator.run.lookalikes import NEAR_MATCHES, near_matches
+from aggregator.run.sample_values import SampleEvaluator
 from scorecards.errors import BadLine, InputError
 from scorecards.reader import paused_gc, start_read
 
@@ -100,8 +100,8 @@ def evaluate_run(
         from aggregator.metrics.families import resolve
         from aggregator.metrics.registry import RunContext
         from aggregator.metrics.structural import build_registry
-        from aggregator.per_sample import filter_profile, table_of_blocks
-        from aggregator.side_files import read_side_files
+        from aggregator.run.per_sample import filter_profile, table_of_blocks
+        from aggregator.run.side_files import read_side_files
 
         if while_reading is not None:
             while_reading()

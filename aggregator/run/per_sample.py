@@ -20,9 +20,9 @@ from functools import cache
 import polars as pl
 
 from aggregator.metrics.prf import prf_exprs
-from aggregator.row_blocks import frame_of, pack_rows, table_of
-from aggregator.sample_counts import COLUMNS, STAGES, Column
-from aggregator.units import UNITS
+from aggregator.run.sample_values import frame_of, pack_rows, table_of
+from aggregator.units.sample_counts import COLUMNS, STAGES, Column
+from aggregator.units.projection import UNITS
 
 TRANSITIONS = ("fix", "break", "keep", "still")
 TRANSITION = pl.Enum(TRANSITIONS)
@@ -86,7 +86,7 @@ def build_table(
     not depend on the input's line order, also for merged files.
 
     ``rows`` are per-sample tuples in ``columns`` order (the core's
-    :func:`~aggregator.sample_counts.sample_counts`, then each family's) and ``lines``
+    :func:`~aggregator.units.sample_counts.sample_counts`, then each family's) and ``lines``
     their line numbers in the input file. (The pipeline builds the same table from the
     reader's blocks: :func:`table_of_blocks`.)
     """
@@ -94,7 +94,7 @@ def build_table(
 
 
 def table_of_blocks(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:
-    """:func:`build_table` of rows already in frames (:mod:`aggregator.row_blocks`), consumed."""
+    """:func:`build_table` of rows already in frames (:mod:`aggregator.run.sample_values`), consumed."""
     return derive(table_of(frames, lines, kept))
 
 

@@ -5,7 +5,7 @@ whose ref is wrong still matches gold when its term and polarity do; under the G
 tuple with no ref has no pair at all. The report's sample table and ``aggregate samples`` mark
 each tuple by its own pair under the selected unit:
 
-- ``m``: its pair is one the unit counts as a true positive (:attr:`~aggregator.units.Unit.matched`);
+- ``m``: its pair is one the unit counts as a true positive (:attr:`~aggregator.units.projection.Unit.matched`);
   for a gold tuple, found by the final stage;
 - ``x``: it has a pair, not matched (a false positive; for gold, a false negative);
 - ``-``: it has no pair under the unit (no ref under refpol, no ``#attribute`` under attrpol).
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import msgspec
 import polars as pl
 
-from aggregator.units import Pair, Unit
+from aggregator.units.projection import Pair, Unit
 from scorecards.tuples import EvalTuple
 
 MATCHED, UNMATCHED, OUTSIDE = "m", "x", "-"

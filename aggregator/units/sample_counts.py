@@ -3,7 +3,7 @@
 :func:`sample_counts` turns one :class:`SampleRecord` into one row of integer counts
 (tp/fp/fn per unit and stage, set sizes, ref statistics) plus identity and sources.
 It runs inside the reader's worker processes, so only small tuples cross processes.
-Rates, F1 and transitions are derived from these counts in :mod:`aggregator.per_sample`.
+Rates, F1 and transitions are derived from these counts in :mod:`aggregator.run.per_sample`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Literal, get_args
 
 import msgspec
 
-from aggregator.taxonomy import is_valid_ref
-from aggregator.units import UNITS, Counts, is_explicit, match_exact, match_surface, ref_copies_term, surface_units
+from aggregator.units.taxonomy import is_valid_ref
+from aggregator.units.projection import UNITS, Counts, is_explicit, match_exact, match_surface, ref_copies_term, surface_units
 from scorecards.record import FinalSource, SampleRecord, Stage1Source
 from scorecards.tuples import EvalTuple, TupleSet
 

@@ -17,7 +17,7 @@ import numpy as np
 from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
 
 if TYPE_CHECKING:
-    from aggregator.pipeline import RunEvaluation
+    from aggregator.run.pipeline import RunEvaluation
 
 RESAMPLES = 2000
 SEED = 0

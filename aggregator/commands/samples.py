@@ -2,7 +2,7 @@
 
 ``--only misses`` lists the samples wrong at the final stage under ``--unit`` (still wrong or
 broken), ``fixes`` and ``breaks`` the review's transitions, ``changed`` the samples whose unit
-pairs the review changed. Each tuple carries its mark under the unit (:mod:`aggregator.sample_marks`):
+pairs the review changed. Each tuple carries its mark under the unit (:mod:`aggregator.units.sample_marks`):
 ✓ matched, ✗ not matched, · no pair in the unit; + added by the review, − dropped by it.
 Nothing is written to disk.
 """
@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from aggregator.exits import report_skips, user_errors
-from aggregator.terminal import out, say_json, warn
+from aggregator.commands.exits import report_skips, user_errors
+from aggregator.commands.terminal import out, say_json, warn
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from aggregator.pipeline import RunEvaluation
+    from aggregator.run.pipeline import RunEvaluation
 
 UNIT_CHOICES = ("refpol", "otepol", "attrpol")
 ONLY = {
@@ -52,9 +52,9 @@ STAGE_KEYS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"
 def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | None, skip_bad_lines: bool,
                     taxonomy: Path | None, as_json: bool) -> None:
     """Show the samples of RUN (a run directory or scorecards file): text, gold, stage 1 and final tuples."""
-    from aggregator.pipeline import evaluate_run
-    from aggregator.summary import warning_lines
-    from aggregator.taxonomy import use_taxonomy
+    from aggregator.run.pipeline import evaluate_run
+    from aggregator.commands.summary import warning_lines
+    from aggregator.units.taxonomy import use_taxonomy
 
     use_taxonomy(taxonomy)
     evaluation = evaluate_run(run, profile=profile, skip_bad_lines=skip_bad_lines)
@@ -85,8 +85,8 @@ def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -
 
 def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[dict[str, Any]]:
     """The samples ``only`` selects under ``unit``, in sample-key order, each with its tuples and marks."""
-    from aggregator.sample_marks import all_marks, tuples_of
-    from aggregator.units import UNITS
+    from aggregator.units.sample_marks import all_marks, tuples_of
+    from aggregator.units.projection import UNITS
 
     table = evaluation.table
     marks = all_marks(table, [UNITS[unit]])[unit]  # type: ignore[index]

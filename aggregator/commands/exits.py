@@ -1,7 +1,7 @@
 """How a command ends on a user's error: one line on stderr and exit status 2, never a traceback.
 
 Skipped bad lines are never silent either: :func:`report_skips` counts them on stderr. Every
-line goes through :func:`~aggregator.terminal.say` (non-printable characters escaped).
+line goes through :func:`~aggregator.commands.terminal.say` (non-printable characters escaped).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from aggregator.terminal import say
+from aggregator.commands.terminal import say
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_USER_ERROR = 2

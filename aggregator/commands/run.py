@@ -2,7 +2,7 @@
 
 Several runs are aggregated by one command, so an experiment grid pays the interpreter
 start and the imports once per process instead of once per run, and small runs share the
-cores (:mod:`aggregator.run_outcomes`). A run that fails is reported in one line and the
+cores (:mod:`aggregator.commands.run_outcomes`). A run that fails is reported in one line and the
 others still run; the exit status is 2 if any failed, else 3 with ``--fail-on-warning`` if
 any raised a warning (:mod:`aggregator.run_warnings`), else 0.
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import click
 
-from aggregator.exits import EXIT_USER_ERROR, EXIT_WARNING, fail, report_skips, user_errors
-from aggregator.options import OutputDirectory, spreadsheet_safe_option
-from aggregator.run_outcomes import RunOptions, outcomes
-from aggregator.terminal import out, say, say_json, warn
+from aggregator.commands.exits import EXIT_USER_ERROR, EXIT_WARNING, fail, report_skips, user_errors
+from aggregator.commands.options import OutputDirectory, spreadsheet_safe_option
+from aggregator.commands.run_outcomes import RunOptions, outcomes
+from aggregator.commands.terminal import out, say, say_json, warn
 
 
 @click.command("run")
@@ -60,7 +60,7 @@ def run_command(
     spreadsheet_safe: bool,
 ) -> None:
     """Compute structural_metrics.csv and friends for each RUN (a run directory or scorecards file)."""
-    from aggregator.taxonomy import use_taxonomy
+    from aggregator.units.taxonomy import use_taxonomy
 
     targets = output_dirs(runs, outdir)
     refuse_overwriting_inputs(runs, targets)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from aggregator import arguments
+from aggregator.api import arguments
 from aggregator.frozen import Frozen
 from aggregator.outputs.metadata import RunMetadata
 
@@ -88,10 +88,10 @@ def aggregate_run(
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
     from aggregator.metrics.families import selection
-    from aggregator.pipeline import evaluate_run
+    from aggregator.run.pipeline import evaluate_run
 
     from aggregator.run_warnings import known_codes
-    from aggregator.taxonomy import use_taxonomy
+    from aggregator.units.taxonomy import use_taxonomy
 
     arguments.path("path", path)
     arguments.optional_text("profile", profile)

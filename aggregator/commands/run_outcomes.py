@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aggregator.exits import user_error
-from aggregator.summary import metrics_payload, summary_lines, warning_lines
+from aggregator.commands.exits import user_error
+from aggregator.commands.summary import metrics_payload, summary_lines, warning_lines
 
 if TYPE_CHECKING:
-    from aggregator.pipeline import RunEvaluation
+    from aggregator.run.pipeline import RunEvaluation
     from scorecards.errors import BadLine
 
 
@@ -56,8 +56,8 @@ class RunOutcome:
 
 def aggregate_one(run: Path, target: Path, options: RunOptions) -> tuple[RunEvaluation, list[Path]]:
     """Evaluate one run and write its files atomically into ``target``."""
-    from aggregator.pipeline import evaluate_run
-    from aggregator.progress import reading
+    from aggregator.run.pipeline import evaluate_run
+    from aggregator.commands.progress import reading
 
     with reading(run, quiet=options.quiet) as on_bytes:
         evaluation = evaluate_run(

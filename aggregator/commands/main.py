@@ -18,9 +18,9 @@ import click
 from aggregator.compare.command import compare_command
 from aggregator.deferred_import import defer
 from aggregator.formats.command import convert_command, score_command
-from aggregator.run_command import run_command
-from aggregator.samples_command import samples_command
-from aggregator.terminal import say
+from aggregator.commands.run import run_command
+from aggregator.commands.samples import samples_command
+from aggregator.commands.terminal import say
 
 
 NO_ARGS_IS_HELP: type[click.UsageError] | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from aggregator.outputs.cells import markdown_cell
 
 if TYPE_CHECKING:
-    from aggregator.pipeline import RunEvaluation
+    from aggregator.run.pipeline import RunEvaluation
 
 UNIT_ROWS = (("Ref-F1", ""), ("Surface-F1", "_otepol"), ("Attr-F1", "_attrpol"))
 
@@ -40,8 +40,8 @@ def metrics_payload(evaluation: RunEvaluation) -> dict[str, object]:
     """What ``--json`` shows of a run: ``{"run_ids", "input", "rows_aggregated", "rows_skipped",
     "warnings", "warnings_allowed", "absent_fields", "metrics", "intervals"}``; each warning ``{code,
     message, metrics, count}``; ``absent_fields``: the columns whose optional input field no row
-    carries; ``intervals``: :func:`aggregator.run_intervals.intervals_payload`."""
-    from aggregator.run_intervals import intervals_payload
+    carries; ``intervals``: :func:`aggregator.run.intervals.intervals_payload`."""
+    from aggregator.run.intervals import intervals_payload
 
     return {
         "run_ids": evaluation.run_ids,

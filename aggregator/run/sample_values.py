@@ -1,0 +1,194 @@
+"""One sample's row of the per-sample table: the core counts, then each family's values.
+
+:class:`SampleEvaluator` is what the reader's worker processes call on each record. It is
+picklable (it holds family names only) and tells the reader which typed schema to decode
+(the core row merged with the fields of every family in force), so a line is decoded once.
+
+Rows travel in blocks. Holding one Python tuple per sample until the whole input is read made
+memory grow with Python objects per row (3 GB and more at 1,000,000 rows). Instead the reader
+(:mod:`scorecards.reader`) hands every :data:`~scorecards.reader.PACK_ROWS` rows of a decoding
+process to :func:`pack_rows`, which turns them into columns (numbers as :class:`array.array`,
+8 bytes a value, cheap to send between processes; it touches no Polars, which a decoding
+process never loads), and this process makes the blocks a frame (:func:`frame_of`) as soon as
+their ranges are decoded: the blocks of consecutive small ranges together (a frame costs
+~25 µs a column whatever its length, 0.1 s and more for 5,000 rows of 28 KB in 35 ranges of
+4 MB). Polars copies the arrays into its own memory: zero-copy numpy views kept the arrays
+alive in Python's heap, which does not give them back (+236 MB at 500,000 tiny rows).
+:func:`table_of` then joins the frames in sample-key order, one column at a time, so that the
+per-sample table and one column are the most ever held. Polars is looked up only by the
+functions that run in this process, so the command's deferred import
+(:mod:`aggregator.deferred_import`) still leaves it unloaded in the decoders.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Collection, Sequence
+from functools import cache
+
+import msgspec
+import polars as pl
+
+from aggregator.metrics.families import resolve
+from aggregator.metrics.family import RowInput
+from aggregator.units.sample_counts import COLUMNS, Column, sample_counts
+from scorecards.record import SampleRecord
+from scorecards.schema import Row
+from scorecards.schema_merge import merge_structs
+
+Block = list[object]
+_DTYPES = {"str": "String", "label": "Categorical", "int": "Int64", "bool": "Boolean", "float": "Float64"}
+ORDER = ("sample_key", "split", "run_id", "line")
+"""The order of the per-sample table: unique per row, so no tie is left to the input's line order."""
+
+IDENTITY = ("run_id", "split", "sample_key")
+_TYPECODES = {"int": "q", "float": "d", "bool": "b"}
+
+
+def pack_rows(rows: list[tuple[object, ...]], columns: tuple[Column, ...]) -> Block:
+    """``rows`` (tuples in ``columns`` order) as one container per column: an array where every
+    value fits one (no None, no value of another type), else a list. Runs where Polars may not
+    be imported (a forked decoding process), so it uses none."""
+    block: Block = []
+    values_of = zip(*rows) if rows else (() for _ in columns)
+    for column, values in zip(columns, values_of):
+        code = _TYPECODES.get(column.kind)
+        if code is not None:
+            try:
+                block.append(array(code, values))
+                continue
+            except (TypeError, OverflowError):
+                pass
+        block.append(list(values))
+    return block
+
+
+@cache
+def decoder_for(names: tuple[str, ...] | None) -> msgspec.json.Decoder:
+    """The row decoder of a family selection: the core :class:`~scorecards.schema.Row` and every family's fields."""
+    parts = [f.fields for f in resolve(names) if f.fields is not None]
+    return msgspec.json.Decoder(merge_structs("Row", Row, *parts))
+
+
+@cache
+def columns_for(names: tuple[str, ...] | None) -> tuple[Column, ...]:
+    """The per-sample columns of a family selection, core first, in row order."""
+    columns = COLUMNS + tuple(c for f in resolve(names) for c in f.columns)
+    seen: set[str] = set()
+    for column in columns:
+        if column.name in seen:
+            raise ValueError(f"per-sample column {column.name!r} is declared twice")
+        seen.add(column.name)
+    return columns
+
+
+CORE_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+
+
+@cache
+def _plan(names: tuple[str, ...] | None) -> tuple[tuple[Callable[[RowInput], tuple[object, ...]], tuple[str, ...]], ...]:
+    """Each family's row function with its column names, in the order they run."""
+    return tuple((f.row, tuple(c.name for c in f.columns)) for f in resolve(names) if f.row is not None)
+
+
+class SampleEvaluator:
+    """Per-sample values of the families ``names`` (None: all), core first."""
+
+    def __init__(self, names: tuple[str, ...] | None = None) -> None:
+        self.names = names
+
+    def row_decoder(self) -> msgspec.json.Decoder:
+        return decoder_for(self.names)
+
+    def pack(self, rows: list[tuple[object, ...]]) -> Block:
+        """A block of rows as columns, in the decoding process ."""
+        return pack_rows(rows, columns_for(self.names))
+
+    def load(self, blocks: list[Block]) -> pl.DataFrame:
+        """Packed blocks (consecutive rows) as one frame, in this process."""
+        return frame_of(blocks, columns_for(self.names))
+
+    def duplicates(
+        self, frames: list[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
+    ) -> tuple[list[tuple[int, int, str, str, str]], Sequence[int] | None]:
+        """The duplicate rows among the loaded blocks (:func:`duplicates`)."""
+        return duplicates(frames, lines, excluded)
+
+    def __call__(self, record: SampleRecord) -> tuple[object, ...]:
+        core = sample_counts(record)
+        plan = _plan(self.names)
+        if not plan:
+            return core
+        values = dict(zip(CORE_NAMES, core))
+        inp = RowInput(record, values)
+        row = list(core)
+        for compute, names in plan:
+            derived = compute(inp)
+            values.update(zip(names, derived))
+            row.extend(derived)
+        return tuple(row)
+
+def dtype_of(column: Column) -> pl.DataType:
+    """The Polars type of a per-sample column: a label with a closed set of values an Enum of them."""
+    if column.kind == "label" and column.values:
+        return pl.Enum(column.values)
+    return getattr(pl, _DTYPES[column.kind])()
+
+
+def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame:
+    """Packed blocks (consecutive rows) as one frame with the per-sample table's column types."""
+    return pl.DataFrame([_series(c, [block[i] for block in blocks]) for i, c in enumerate(columns)])
+
+
+def _series(column: Column, parts: list[array[int] | array[float] | list[object]]) -> pl.Series:
+    """One column of several blocks: arrays of one type joined, else their values in one list."""
+    arrays = [p for p in parts if isinstance(p, array)]
+    values: object
+    if len(arrays) == len(parts) and len({a.typecode for a in arrays}) == 1:
+        values = arrays[0] if len(arrays) == 1 else array(arrays[0].typecode, b"".join(arrays))
+    else:
+        values = [v for p in parts for v in p]
+    return pl.Series(column.name, values, dtype=dtype_of(column), strict=column.kind == "label")
+
+
+def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:
+    """The rows of ``frames`` (in file order, with their ``lines``), those of ``kept`` only
+    (None: all), in :data:`ORDER`, with a ``line`` column.
+
+    Consumes ``frames`` (the list is emptied): each column is gathered into the new order and
+    its blocks freed before the next one, so memory holds the table and one column more.
+    """
+    counts = pl.concat(frames, how="vertical", rechunk=False)
+    frames.clear()
+    line = pl.Series("line", lines, dtype=pl.Int64)
+    keys = counts.select(ORDER[:-1]).with_columns(line.rechunk()).with_row_index("row")
+    if kept is not None:
+        keys = keys[pl.Series(kept, dtype=pl.Int64)]
+    order = keys.sort(ORDER).get_column("row")
+    del keys
+    gathered = [counts.drop_in_place(name).gather(order) for name in list(counts.columns)]
+    return pl.DataFrame([*gathered, line.gather(order)])
+
+
+def duplicates(
+    frames: Sequence[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
+) -> tuple[list[tuple[int, int, str, str, str]], pl.Series | None]:
+    """The reader's ``duplicates`` hook (:data:`scorecards.reader.FindDuplicates`), found in Polars.
+
+    Rows in file order; of the rows of one identity (run id, split, sample key) the first
+    counts and each other one is ``(line, first line, run id, split, sample key)``; rows on
+    ``excluded`` lines (not UTF-8) take no part. Returns them in line order and the indices
+    of the rows that count (None: all).
+    """
+    if not frames:
+        return [], None
+    ids = pl.concat([frame.select(IDENTITY) for frame in frames], how="vertical", rechunk=False)
+    ids = ids.with_columns(pl.Series("line", lines, dtype=pl.Int64).rechunk()).with_row_index("row")
+    if excluded:
+        ids = ids.filter(~pl.col("line").is_in(pl.Series(sorted(excluded), dtype=pl.Int64).implode()))
+    ids = ids.with_columns(pl.col("line").first().over(IDENTITY, order_by="line").alias("first"))
+    repeated = ids.filter(pl.col("line") != pl.col("first"))
+    found = list(repeated.select("line", "first", *IDENTITY).iter_rows())
+    if not found and ids.height == len(lines):
+        return found, None
+    return found, ids.filter(pl.col("line") == pl.col("first")).get_column("row")
