@@ -5,7 +5,7 @@
 - :func:`valid_row`: a row with identity, every tuple set in one of its contract locations, a trace.
 - :data:`READER_PATHS` and :func:`with_value_at`: every place of a row the reader reads, and a
   copy of a row with any value put at one of them; :func:`damaged_row` draws such a row.
-- :func:`to_line`, :data:`line_bytes`, :data:`blank_lines`, :func:`jsonl`: rows to the bytes of a file.
+- :func:`to_line`, :func:`plain_line`, :data:`line_bytes`, :data:`blank_lines`, :func:`jsonl`: rows to the bytes of a file.
 - :func:`fuzz_budgets`: one property as a quick default test and a larger ``slow`` one (``--run-slow``).
 """
 
@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from scorecards.compressed import MAGIC
 
 Json = Any
 Path_ = tuple[str | int, ...]
@@ -168,7 +170,14 @@ def to_line(row: Json, ascii_only: bool = True) -> bytes:
     return json.dumps(row, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
 
 
-line_bytes = st.binary(max_size=48).map(lambda data: data.replace(b"\n", b""))
+def plain_line(data: bytes) -> bytes:
+    """Random bytes as one line of a plain file: no newline, and not opening with a compressed
+    format's magic bytes (as a file's first line that would make it a gzip or zstd file)."""
+    data = data.replace(b"\n", b"")
+    return b"x" + data if data.startswith(tuple(MAGIC)) else data
+
+
+line_bytes = st.binary(max_size=48).map(plain_line)
 blank_lines = st.sampled_from([b"", b" ", b"\t", b"\r", b"  \r"])
 
 

@@ -17,15 +17,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scorecards.scan
+from scorecards.compressed import compression_of
 from scorecards.errors import BadLineError
 from scorecards.reader import read_scorecards
 from scorecards.scan import is_utf8, scan_file, whole_chars
-from tests.strategies import fuzz_budgets, jsonl, to_line
+from tests.strategies import fuzz_budgets, jsonl, plain_line, to_line
 
 TEXT = st.text(alphabet=st.characters(exclude_characters="\n", exclude_categories=["Cs"]), max_size=12)
 LINE = st.one_of(
     TEXT.map(lambda text: text.encode("utf-8")),
-    st.binary(max_size=12).map(lambda data: data.replace(b"\n", b"")),
+    st.binary(max_size=12).map(plain_line),
     st.tuples(TEXT, st.integers(1, 3)).map(lambda pair: pair[0].encode("utf-8") + "한🙂é".encode()[: pair[1]]),
 )
 
@@ -67,6 +68,19 @@ test_scan_names_the_lines_a_per_line_decode_rejects, test_scan_names_the_lines_s
     200, 3000, lines=st.lists(LINE, min_size=1, max_size=8), block=st.integers(1, 12), bom=st.booleans(),
     crlf=st.booleans(),
 )(check_scan)
+
+
+@given(st.binary(max_size=12))
+def test_random_lines_never_open_a_compressed_file(data: bytes) -> None:
+    assert compression_of_bytes(plain_line(data) + b"\n") is None
+    assert compression_of_bytes(plain_line(b"\x28\xb5\x2f\xfd" + data)) is None
+
+
+def compression_of_bytes(data: bytes) -> str | None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "scorecards.jsonl"
+        path.write_bytes(data)
+        return compression_of(str(path))
 
 
 @given(st.binary(max_size=16))
