@@ -36,15 +36,16 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from aggregator.compare.api import compare_loaded  # noqa: E402
-from aggregator.compare.files import comparison_files  # noqa: E402
-from aggregator.compare.runs import Run, load_runs  # noqa: E402
-from aggregator.metrics.registry import RunContext  # noqa: E402
-from aggregator.metrics.structural import STRUCTURAL  # noqa: E402
-from aggregator.outputs.atomic import write_outputs  # noqa: E402
-from aggregator.run.per_sample import derive  # noqa: E402
-from aggregator.run.sample_values import columns_for  # noqa: E402
-from results_file import measured_by, write_section  # noqa: E402
+from results_file import measured_by, write_section
+
+from aggregator.compare.api import compare_loaded
+from aggregator.compare.files import comparison_files
+from aggregator.compare.runs import Run, load_runs
+from aggregator.metrics.registry import RunContext
+from aggregator.metrics.structural import STRUCTURAL
+from aggregator.outputs.atomic import write_outputs
+from aggregator.run.per_sample import derive
+from aggregator.run.sample_values import columns_for
 
 POOL = 4
 POLARITIES = ("positive", "negative", "neutral")

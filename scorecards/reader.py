@@ -14,8 +14,8 @@ import multiprocessing
 import os
 from array import array
 from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar

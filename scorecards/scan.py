@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import BinaryIO
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from scorecards.compressed import compression_of, open_stream
 from scorecards.lines import BLOCK, iter_lines

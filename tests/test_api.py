@@ -127,7 +127,7 @@ def test_the_documented_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
     assert blocks
     monkeypatch.chdir(root)
     for block in blocks:
-        exec(compile(textwrap.dedent(block), "docs/reports.md", "exec"), {})  # noqa: S102
+        exec(compile(textwrap.dedent(block), "docs/reports.md", "exec"), {})
 
 
 def test_comparison_result_is_a_typed_read_only_model() -> None:

@@ -11,8 +11,8 @@ from click.testing import CliRunner, Result
 
 from aggregator.commands.main import cli
 from tests.conftest import run_cli, write_lines
-from tests.scorecard_rows import dumps, item, row
 from tests.outcomes import but_warnings
+from tests.scorecard_rows import dumps, item, row
 
 GOOD = dumps(row("k1", gold=[item("본품#품질", "향")], final=[item("본품#품질", "향")]))
 DEEP = 100_000

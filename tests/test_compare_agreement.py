@@ -16,7 +16,6 @@ from aggregator.stats.agreement import CATEGORIES, agreement_registry, sample_st
 from tests.conftest import RUNS
 
 
-
 def oracles() -> tuple[object, object]:
     """The maintained implementations (test extras): krippendorff and statsmodels' inter_rater."""
     return pytest.importorskip("krippendorff"), pytest.importorskip("statsmodels.stats.inter_rater")

@@ -7,13 +7,16 @@ import io
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from aggregator.compare.api import compare_runs
 from aggregator.compare.paper import latex_escape, marker, paper_files, paper_table
-from aggregator.compare.result import ComparisonResult
 from tests.conftest import RUNS
+
+if TYPE_CHECKING:
+    from aggregator.compare.result import ComparisonResult
 
 METRICS = ["tuple_f1_s2_otepol", "delta_f1_otepol", "tuple_f1_s2_otepol_micro", "ref_fill_rate_s2"]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from aggregator.metrics.groups import shown_label
 from aggregator.metrics.docs import blank_rule, cell, derived_meaning, main, render
+from aggregator.metrics.groups import shown_label
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run.per_sample import build_table
 from aggregator.units.projection import UNITS

@@ -11,8 +11,8 @@ import pytest
 
 from aggregator.metrics.families import FAMILY_MODULES, UnknownFamily, resolve, selection
 from aggregator.metrics.structural import STRUCTURAL, build_registry
-from aggregator.units.sample_counts import COLUMNS
 from aggregator.run.sample_values import SampleEvaluator, columns_for, decoder_for
+from aggregator.units.sample_counts import COLUMNS
 from scorecards.record import to_record
 from scorecards.schema_merge import SchemaConflict, merge_structs
 from tests.conftest import CONFORMANCE, run_cli

@@ -101,7 +101,6 @@ def test_every_metric_is_classified(metric: Metric) -> None:
 
 
 def test_aliases_point_to_earlier_declared_metrics() -> None:
-    names = STRUCTURAL.names
     aliases = [m for m in STRUCTURAL if m.alias_of is not None]
     assert aliases
     for alias in aliases:

@@ -19,13 +19,12 @@ from hypothesis import strategies as st
 
 import aggregator.report.samples as samples
 import scorecards.reader
-from aggregator.run.pipeline import evaluate_run
 from aggregator.report.html import script_json
 from aggregator.report.run_report import run_report
-from aggregator.run.sample_values import dtype_of, duplicates, frame_of
-from aggregator.units.sample_counts import Column
-from aggregator.run.sample_values import SampleEvaluator, columns_for, pack_rows
+from aggregator.run.pipeline import evaluate_run
+from aggregator.run.sample_values import SampleEvaluator, columns_for, dtype_of, duplicates, frame_of, pack_rows
 from aggregator.units.projection import UNITS
+from aggregator.units.sample_counts import Column
 from benchmarks.bench_scale import long_term, tiny_rows
 from scorecards.reader import _duplicates
 from tests.conftest import RUNS, run_cli

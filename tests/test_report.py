@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from aggregator.outputs.cells import markdown_cell
-from aggregator.run.pipeline import evaluate_run
 from aggregator.report import charts, html
 from aggregator.report.run_report import run_report, transition_counts
+from aggregator.run.pipeline import evaluate_run
 from tests.conftest import CONFORMANCE, run_cli
 from tests.scorecard_rows import evaluate_rows, item, row
 

@@ -18,8 +18,8 @@ import pytest
 from aggregator.compare import compare_runs
 from aggregator.compare.markdown import interval, mean_sd
 from aggregator.outputs.cells import markdown_cell
-from aggregator.run.pipeline import evaluate_run
 from aggregator.report.run_report import run_report
+from aggregator.run.pipeline import evaluate_run
 from tests.compare_grid import condition_name, write_grid
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.scorecard_rows import item, row, write_rows

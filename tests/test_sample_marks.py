@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from aggregator.units.sample_marks import sample_marks
 from aggregator.units.projection import UNITS
+from aggregator.units.sample_marks import sample_marks
 from scorecards.tuples import EvalTuple
 
 G = [EvalTuple("본품#품질", "향", "positive"), EvalTuple("본품#가격", "", "negative")]

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aggregator.metrics.prf import prf
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.run.pipeline import RunEvaluation
 from aggregator.units.projection import UNITS, Unit
 from scorecards.normalize import TERM_EDGE_PUNCTUATION, norm_polarity, norm_ref, norm_term
 from scorecards.tuples import EvalTuple
 from tests.scorecard_rows import evaluate_rows
 from tests.test_registry import value_range
+
+if TYPE_CHECKING:
+    import pytest
+
+    from aggregator.run.pipeline import RunEvaluation
 
 FAST = settings(max_examples=200, deadline=None)
 PIPELINE = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from aggregator.metrics.structural import STRUCTURAL
+from aggregator.run.pipeline import evaluate_run
 from aggregator.run_warnings import WARNINGS, Finding, WarningCode, build_warnings
 from aggregator.run_warnings.core import EMPTY_SHARE, MIN_COLLAPSE_TUPLES, MIN_SAMPLES
 from aggregator.run_warnings.docs import DEFAULT_OUTPUT, render
 from aggregator.units.projection import ref_copies_term
-from aggregator.run.pipeline import evaluate_run
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.scorecard_rows import Json, evaluate_rows, item, row, write_rows
 

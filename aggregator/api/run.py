@@ -21,7 +21,7 @@ from aggregator.frozen import Frozen
 from aggregator.outputs.metadata import RunMetadata
 
 if TYPE_CHECKING:
-    import polars as pl
+    import polars as pl  # noqa: TC004 (only the private attribute _table names it; pydantic does not evaluate that)
 
 MetricValue = bool | int | float | str | None
 
@@ -85,11 +85,10 @@ def aggregate_run(
     :class:`~aggregator.run_warnings.UnknownWarningCode` for an unknown code in ``allow``, and
     ``TypeError`` / ``ValueError`` naming an argument of the wrong type or out of range.
     """
+    from aggregator.metrics.families import selection
     from aggregator.outputs.atomic import write_outputs
     from aggregator.outputs.run_files import run_files, run_metadata
-    from aggregator.metrics.families import selection
     from aggregator.run.pipeline import evaluate_run
-
     from aggregator.run_warnings import known_codes
     from aggregator.units.taxonomy import use_taxonomy
 

@@ -15,13 +15,12 @@ from types import FrameType
 
 import click
 
-from aggregator.compare.command import compare_command
-from aggregator.deferred_import import defer
-from aggregator.formats.command import convert_command, score_command
 from aggregator.commands.run import run_command
 from aggregator.commands.samples import samples_command
 from aggregator.commands.terminal import say
-
+from aggregator.compare.command import compare_command
+from aggregator.deferred_import import defer
+from aggregator.formats.command import convert_command, score_command
 
 NO_ARGS_IS_HELP: type[click.UsageError] | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())
 """Click 8.2 raises it for a bare ``aggregate``; the help it carries is shown as it is."""

@@ -51,9 +51,9 @@ def reading(
         return
     from rich.console import Console
     from rich.markup import escape
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
     from aggregator.text import printable
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
     _done = multiprocessing.Value("q", 0)
     progress = Progress(

@@ -56,8 +56,8 @@ class RunOutcome:
 
 def aggregate_one(run: Path, target: Path, options: RunOptions) -> tuple[RunEvaluation, list[Path]]:
     """Evaluate one run and write its files atomically into ``target``."""
-    from aggregator.run.pipeline import evaluate_run
     from aggregator.commands.progress import reading
+    from aggregator.run.pipeline import evaluate_run
 
     with reading(run, quiet=options.quiet) as on_bytes:
         evaluation = evaluate_run(

@@ -52,8 +52,8 @@ STAGE_KEYS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"
 def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | None, skip_bad_lines: bool,
                     taxonomy: Path | None, as_json: bool) -> None:
     """Show the samples of RUN (a run directory or scorecards file): text, gold, stage 1 and final tuples."""
-    from aggregator.run.pipeline import evaluate_run
     from aggregator.commands.summary import warning_lines
+    from aggregator.run.pipeline import evaluate_run
     from aggregator.units.taxonomy import use_taxonomy
 
     use_taxonomy(taxonomy)
@@ -85,8 +85,8 @@ def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -
 
 def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[dict[str, Any]]:
     """The samples ``only`` selects under ``unit``, in sample-key order, each with its tuples and marks."""
-    from aggregator.units.sample_marks import all_marks, tuples_of
     from aggregator.units.projection import UNITS
+    from aggregator.units.sample_marks import all_marks, tuples_of
 
     table = evaluation.table
     marks = all_marks(table, [UNITS[unit]])[unit]  # type: ignore[index]

@@ -11,15 +11,18 @@ when no run has a reviewed item.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from aggregator.compare.runs import Run
 from aggregator.compare.samples import SAMPLE_ID
 from aggregator.stats.agreement import STAT_COLUMNS, agreement_registry, sample_stats
 from aggregator.stats.bootstrap import iter_draws, many_weighted_sums, percentile_interval, replicate_values
 from aggregator.stats.weighted import WeightedMetrics, compile_metrics
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
 
 STATISTICS = ("fleiss_kappa", "krippendorff_alpha", "observed_agreement")
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {

@@ -6,6 +6,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -28,9 +29,11 @@ from aggregator.compare.selected import MODES, selected_samples
 from aggregator.compare.subsets import subsets_table
 from aggregator.compare.tables import runs_table
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.stats.components import ConditionReplicates
 from aggregator.stats.weighted import compile_metrics
 from scorecards.errors import InputError
+
+if TYPE_CHECKING:
+    from aggregator.stats.components import ConditionReplicates
 
 DEFAULT_RESAMPLES = 10_000
 MAX_RESAMPLES = 1_000_000

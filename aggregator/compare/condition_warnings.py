@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aggregator.compare.runs import Run
 from aggregator.run_warnings import RaisedWarning, check_run
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from aggregator.compare.runs import Run
-from aggregator.metrics.registry import Metric, Registry
 from aggregator.stats.components import ConditionReplicates, Inference, mean_inference
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
+    from aggregator.metrics.registry import Metric, Registry
 
 FEW_SEEDS = 3
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {

@@ -16,14 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from aggregator.compare.conditions import not_resampled_note, seeds_note
-from aggregator.metrics.registry import Metric, Registry
 from aggregator.stats.components import ConditionReplicates, contrast_inference
 from aggregator.stats.intervals import holm
+
+if TYPE_CHECKING:
+    from aggregator.metrics.registry import Metric, Registry
 
 SMALL = 10
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from aggregator.compare.contrasts import SMALL
-from aggregator.compare.runs import Run
-from aggregator.compare.samples import SampleCube
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from aggregator.compare.runs import Run
+    from aggregator.compare.samples import SampleCube
 
 SHOWN = 8
 

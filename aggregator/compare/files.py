@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import csv
 import io
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from aggregator.compare.markdown import comparison_markdown
-from aggregator.compare.result import ComparisonResult
 from aggregator.outputs.cells import csv_cell
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.report.comparison_report import comparison_report
 from aggregator.text import spreadsheet_safe_csv
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from aggregator.compare.result import ComparisonResult
 
 CSV_TABLES = ("runs", "conditions", "paired", "flips", "self_consistency")
 OPTIONAL_TABLES = ("subsets", "agreement")

@@ -11,14 +11,17 @@ name holding ``|``, a newline or markup changes no table and no line.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import polars as pl
-
-from aggregator.compare.result import ComparisonResult
 from aggregator.compare.samples import UNIT_NAMES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
 from aggregator.text import md_code, md_text
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from aggregator.compare.result import ComparisonResult
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric_from: int) -> list[str]:

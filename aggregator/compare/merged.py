@@ -9,11 +9,14 @@ the run lacks the sample. From a Δ in ``paired.csv`` to its samples: ``--sample
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from aggregator.compare.runs import Run
 from aggregator.compare.samples import SAMPLE_ID, UNIT_NAMES, SampleCube, split_id
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
 
 GROUP: tuple[str, ...] = (
     *(f"{u}_{s}_f1" for u in UNIT_NAMES for s in ("s1", "s2")),

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from aggregator.compare.runs import Run
 from aggregator.compare.samples import SampleCube, all_equal, split_id
 from aggregator.compare.tables import HEADLINE
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
 
 SHOWN = 5
 

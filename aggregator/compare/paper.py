@@ -16,15 +16,18 @@ import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from aggregator.compare.markdown import label, method_caption, signed
-from aggregator.compare.result import ComparisonResult
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.cells import NOT_AVAILABLE, csv_cell, markdown_cell
 from aggregator.stats.intervals import holm
 from aggregator.text import md_code
+
+if TYPE_CHECKING:
+    from aggregator.compare.result import ComparisonResult
 
 CELLS = ("sd", "ci")
 MARKERS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))

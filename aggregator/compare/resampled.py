@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from aggregator.compare.runs import Run
-from aggregator.metrics.registry import Registry
 from aggregator.stats.bootstrap import ProductCache, draw_counts, iter_draws, many_weighted_sums, replicates_and_fixed
 from aggregator.stats.components import ConditionReplicates, Replicated, condition_replicates
-from aggregator.stats.weighted import WeightedMetrics
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
+    from aggregator.metrics.registry import Registry
+    from aggregator.stats.weighted import WeightedMetrics
 
 DRAW_CACHE_CELLS = 64 * 2**20
 

@@ -17,14 +17,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from aggregator.metrics.registry import RunContext
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run.pipeline import RunEvaluation, evaluate_run
 from scorecards.errors import InputError
 from scorecards.reader import resolve_input
+
+if TYPE_CHECKING:
+    import polars as pl
 
 PROPOSED_SUFFIX = "_proposed"
 SEED_SUFFIX = re.compile(r"__seed(?P<seed>\d+)$")

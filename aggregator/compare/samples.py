@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from aggregator.compare.runs import Run
 from aggregator.units.projection import UNITS
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
 
 UNIT_NAMES: tuple[str, ...] = tuple(UNITS)
 ID_SEPARATOR = "\x1f"

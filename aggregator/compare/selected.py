@@ -10,12 +10,15 @@ conditions' correctness and mean F1 S2 over their runs; ``per_sample_merged`` ha
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from aggregator.compare.runs import Run
 from aggregator.compare.samples import SAMPLE_ID, UNIT_NAMES, ConditionSamples, SampleCube, split_id
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
 
 MODES = ("changed", "only-a", "only-b")
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {

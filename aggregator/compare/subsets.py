@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -21,12 +22,14 @@ import polars as pl
 from aggregator.compare.conditions import ConditionInput, condition_rows
 from aggregator.compare.contrasts import SMALL, contrast_rows, sample_split
 from aggregator.compare.resampled import Resampler
-from aggregator.compare.runs import Run
-from aggregator.compare.samples import SampleCube
 from aggregator.stats.intervals import holm
 from aggregator.stats.weighted import compile_metrics
 from aggregator.text import is_text
 from scorecards.errors import InputError
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
+    from aggregator.compare.samples import SampleCube
 
 MAX_LEVELS = 50
 _GOLD = pl.col("gold_tuples").str.json_decode(pl.List(pl.List(pl.String)))

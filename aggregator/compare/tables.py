@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from aggregator.compare.runs import Run
-from aggregator.metrics.registry import Kind
 from aggregator.metrics.structural import STRUCTURAL
+
+if TYPE_CHECKING:
+    from aggregator.compare.runs import Run
+    from aggregator.metrics.registry import Kind
 
 _DTYPES: dict[Kind, type[pl.DataType]] = {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean, "str": pl.String}
 UNIT_SUFFIXES = ("", "_otepol", "_attrpol")

@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from aggregator.commands.exits import user_errors
-from aggregator.formats import FORMAT_NAMES
 from aggregator.commands.terminal import out, say_json
+from aggregator.formats import FORMAT_NAMES
 
 VARIANTS = ("nikluge-prefix-2022-10 (pre_fix_2022_10), aste-gts (gts_score_uniontags), aste-gas "
             "(gas_compute_scores_extraction), aste-gas-fixed (fixed_editdistance), asqp-tuple-level "

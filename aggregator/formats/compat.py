@@ -10,9 +10,12 @@ that concerns nothing in the input (count 0) changes nothing and is not run.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aggregator.formats.official.base import Quirk, Scorer, Sentences
 from aggregator.formats.tally import Scores, Tallies
+
+if TYPE_CHECKING:
+    from aggregator.formats.official.base import Quirk, Scorer, Sentences
 
 ALL = "all"
 

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aggregator.formats.model import CharSpan, Element, Implicit, TokenSpan, Words, element_json
-from aggregator.formats.pairing import Pair
-from aggregator.formats.registry import FormatSpec
+
+if TYPE_CHECKING:
+    from aggregator.formats.pairing import Pair
+    from aggregator.formats.registry import FormatSpec
 
 SCORECARD_POLARITY = {"conflict": "mixed"}
 

@@ -5,16 +5,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aggregator.formats.compat import Step, ladder
 from aggregator.formats.model import Sentence, words
-from aggregator.formats.official.base import Scorer
 from aggregator.formats.pairing import Pair, pair, unique
 from aggregator.formats.registry import FORMATS, FormatSpec
 from aggregator.formats.sound import SoundResult, score
-from aggregator.formats.tally import Tallies
 from scorecards.errors import InputError
+
+if TYPE_CHECKING:
+    from aggregator.formats.official.base import Scorer
+    from aggregator.formats.tally import Tallies
 
 
 @dataclass

@@ -13,12 +13,13 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from aggregator.formats.evaluate import Evaluation
 from aggregator.formats.model import AbsaTuple, element_json
 from aggregator.formats.payload import summary_lines
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from aggregator.formats.evaluate import Evaluation
 
 _FIELDS = ("aspect", "category", "opinion", "polarity")
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aggregator.formats.model import Label
 from scorecards.errors import BadLine, BadLineError, InputError, quoted
+
+if TYPE_CHECKING:
+    from aggregator.formats.model import Label
 
 BOM = b"\xef\xbb\xbf"
 WORD_LABELS: dict[str, Label] = {"positive": "positive", "negative": "negative", "neutral": "neutral"}

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from aggregator.formats.lines import bad
-from aggregator.formats.model import Sentence
 from scorecards.errors import quoted
+
+if TYPE_CHECKING:
+    from aggregator.formats.model import Sentence
 
 R = TypeVar("R")
 

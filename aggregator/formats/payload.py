@@ -3,10 +3,11 @@ tables) or a few summary lines."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aggregator.formats.evaluate import Evaluation
-from aggregator.formats.tally import Scores, Tallies
+if TYPE_CHECKING:
+    from aggregator.formats.evaluate import Evaluation
+    from aggregator.formats.tally import Scores, Tallies
 
 Semantics = str
 

@@ -6,17 +6,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aggregator.formats import acos, aste, asqp, nikluge, semeval
-from aggregator.formats.model import Sentence
+from aggregator.formats import acos, asqp, aste, nikluge, semeval
 from aggregator.formats.official import acos as official_acos
-from aggregator.formats.official import aste as official_aste
 from aggregator.formats.official import asqp as official_asqp
+from aggregator.formats.official import aste as official_aste
 from aggregator.formats.official import gas, semeval14
 from aggregator.formats.official import nikluge as official_nikluge
-from aggregator.formats.official.base import Scorer
 from aggregator.formats.units import Unit, subsets, unit
+
+if TYPE_CHECKING:
+    from aggregator.formats.model import Sentence
+    from aggregator.formats.official.base import Scorer
 
 
 @dataclass(frozen=True)

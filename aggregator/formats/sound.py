@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aggregator.formats.model import AbsaTuple
-from aggregator.formats.pairing import Pair
 from aggregator.formats.tally import Tallies, Tally
 from aggregator.formats.units import ALL, TYPES, Unit, tuple_type
+
+if TYPE_CHECKING:
+    from aggregator.formats.model import AbsaTuple
+    from aggregator.formats.pairing import Pair
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ Breakdowns by explicit/implicit type (ACOS; sound scoring breaks the full quad d
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Callable, Literal
+from typing import Literal
 
 from aggregator.formats.model import AbsaTuple, Implicit
 

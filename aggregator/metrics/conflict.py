@@ -7,12 +7,16 @@ rows (N_rows), never blank.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.units.sample_counts import Column
-from scorecards.tuples import TupleSet
+
+if TYPE_CHECKING:
+    from scorecards.tuples import TupleSet
 
 COLUMNS = (Column("polarity_conflict", "bool", "PC: some non-empty ref carries ≥ 2 polarities in S2"),)
 

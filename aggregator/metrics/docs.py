@@ -17,15 +17,15 @@ from pathlib import Path
 
 import polars as pl
 
+from aggregator.metrics.families import resolve
+from aggregator.metrics.groups import COMPAT_NOTE, groups, shown_label
 from aggregator.metrics.registry import AVERAGING_TEXT, Metric, Registry
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.atomic import write_outputs
-from aggregator.metrics.families import resolve
-from aggregator.metrics.groups import COMPAT_NOTE, groups, shown_label
 from aggregator.run.per_sample import build_table
 from aggregator.run.sample_values import columns_for
-from aggregator.units.sample_counts import COLUMNS, Column
 from aggregator.units.projection import UNITS
+from aggregator.units.sample_counts import COLUMNS, Column
 
 DEFAULT_OUTPUT = Path("docs") / "metrics.md"
 DIRECTION = {True: "higher is better", False: "lower is better", None: "—"}

@@ -18,8 +18,6 @@ Memory used is ``memory_k`` > 0 (family memory). Every count and rate is over al
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 import polars as pl
 
@@ -27,8 +25,8 @@ from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Obj, truthy
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.metrics.stage_change import StageDelta, stage_delta
-from aggregator.units.sample_counts import Column
 from aggregator.units.projection import gold_units
+from aggregator.units.sample_counts import Column
 
 CAUSES = ("stage2_selected", "same_stage_tuples_differ", "stage_delta_missing")
 EXPLICIT_NO_CHANGE = (False, 0, "0")

@@ -12,8 +12,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from functools import cache
+from typing import TYPE_CHECKING
 
-from aggregator.metrics.family import Family
+if TYPE_CHECKING:
+    from aggregator.metrics.family import Family
 
 CORE = "core"
 FAMILY_MODULES: tuple[str, ...] = (

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
+if TYPE_CHECKING:
+    import msgspec
 
-from aggregator.metrics.registry import Registry
-from aggregator.run_warnings.declare import WarningCode
-from aggregator.units.sample_counts import Column
-from scorecards.record import SampleRecord
+    from aggregator.metrics.registry import Registry
+    from aggregator.run_warnings.declare import WarningCode
+    from aggregator.units.sample_counts import Column
+    from scorecards.record import SampleRecord
 
 
 class RowInput:

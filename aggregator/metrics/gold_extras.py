@@ -31,8 +31,8 @@ from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.prf import prf
 from aggregator.metrics.reads import Obj, ok, section
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.units.sample_counts import Column
 from aggregator.units.projection import match_surface, surface_units
+from aggregator.units.sample_counts import Column
 from scorecards.tuples import EvalTuple, TupleSet, read_a
 
 

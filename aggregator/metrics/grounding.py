@@ -21,7 +21,7 @@ core) only for the JSON literal ``true``; HAL ignores the flag.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import polars as pl
@@ -31,7 +31,9 @@ from aggregator.metrics.reads import JSON_BLANKS, Items, Obj, first_truthy, obje
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.units.sample_counts import Column
 from scorecards.normalize import norm_term
-from scorecards.tuples import TupleSet
+
+if TYPE_CHECKING:
+    from scorecards.tuples import TupleSet
 
 RQ1_BUCKETS = ("implicit", "explicit", "explicit_failure", "unsupported")
 UNKNOWN_ISSUE = "unknown/insufficient"

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aggregator.metrics.registry import Metric, Registry
+if TYPE_CHECKING:
+    from aggregator.metrics.registry import Metric, Registry
 
 SECTION_TITLES = {
     "headline": "Headline (GoldUnit, Ref-F1)",

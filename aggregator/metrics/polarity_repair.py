@@ -11,16 +11,18 @@ are run-level.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.override import SIDE, SIDE_NAME
 from aggregator.metrics.reads import as_int
 from aggregator.metrics.registry import Metric, Registry, RunContext
 from aggregator.units.sample_counts import Column
+
+if TYPE_CHECKING:
+    import polars as pl
 
 KINDS = {"repair": "override_hint_repair_total", "invalid": "override_hint_invalid_total"}
 

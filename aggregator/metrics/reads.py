@@ -28,7 +28,7 @@ Obj = Union[T, list[Any], str, int, float, bool, None]
 JSON_BLANKS = b" \t\r\n"
 """The whitespace bytes of JSON."""
 
-Items = Union[list[Union[T, list[Any], str, int, float, bool, None]], dict[str, Any], str, int, float, bool, None]
+Items = Union[list[T | list[Any] | str | int | float | bool | None], dict[str, Any], str, int, float, bool, None]
 """A list whose object items are read into the Struct ``T``."""
 
 

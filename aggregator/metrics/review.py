@@ -36,8 +36,8 @@ import polars as pl
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Items, Obj, ok, section, truthy
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.units.sample_counts import Column
 from aggregator.units.projection import gold_units
+from aggregator.units.sample_counts import Column
 from scorecards.normalize import UnknownPolarity, norm_polarity, norm_ref, norm_term
 from scorecards.schema import TupleList
 

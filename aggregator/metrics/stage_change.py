@@ -21,7 +21,7 @@ import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.prf import prf
-from aggregator.metrics.reads import Obj, ok, section, truthy
+from aggregator.metrics.reads import Obj, section, truthy
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.units.sample_counts import Column
 

@@ -9,14 +9,13 @@ research tool's columns in its order (``reference_columns.txt``), then any other
 
 from __future__ import annotations
 
-import polars as pl
-
 from functools import cache
 from importlib.resources import files
 
-from aggregator.metrics.families import resolve
+import polars as pl
+
 from aggregator.metrics.exprs import HAS_GOLD, count, f1_of_sums, on_gold, ratio, transitions
-from aggregator.metrics.prf import prf_exprs
+from aggregator.metrics.families import resolve
 from aggregator.metrics.registry import Metric, Registry, Section
 
 UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}

@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from aggregator.metrics.groups import COMPAT_NOTE, SECTION_TITLES, groups, has_compat, shown_label
-from aggregator.metrics.registry import Registry
 from aggregator.outputs.cells import markdown_cell
-from aggregator.outputs.facts import Fact
 from aggregator.text import md_code, md_text
 
 if TYPE_CHECKING:
+    from aggregator.metrics.registry import Registry
+    from aggregator.outputs.facts import Fact
     from aggregator.run_warnings import RunWarnings
 
 __all__ = ["SECTION_TITLES", "metrics_markdown"]

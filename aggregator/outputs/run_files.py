@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from typing import TYPE_CHECKING
 
 from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
@@ -22,11 +23,13 @@ from aggregator.outputs.names import (
     PER_SAMPLE_PARQUET,
     REPORT_HTML,
 )
-from aggregator.outputs.atomic import Output
 from aggregator.outputs.tables import csv_bytes, parquet_bytes, write_csv, write_parquet
-from aggregator.run.pipeline import RunEvaluation
 from aggregator.report.html import REPORT_ASSETS, asset
 from aggregator.report.run_report import run_report
+
+if TYPE_CHECKING:
+    from aggregator.outputs.atomic import Output
+    from aggregator.run.pipeline import RunEvaluation
 
 INPUT_ORDER_COLUMNS = ("line",)
 """Per-sample columns that depend on the input's line order: kept out of the files, so that

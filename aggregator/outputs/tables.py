@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
-from typing import BinaryIO
-
-import polars as pl
+from typing import TYPE_CHECKING, BinaryIO
 
 from aggregator.text import spreadsheet_safe_columns
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def write_parquet(table: pl.DataFrame, handle: BinaryIO) -> None:

@@ -7,8 +7,11 @@ intervals and p-values from ``paired``, and the ``flips`` and ``self_consistency
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
+from aggregator.compare.degenerate import degenerate_notes
 from aggregator.compare.markdown import (
     AGREEMENT,
     agreement_rows,
@@ -19,14 +22,15 @@ from aggregator.compare.markdown import (
     p_cell,
     signed,
 )
-from aggregator.compare.degenerate import degenerate_notes
-from aggregator.compare.result import ComparisonResult
 from aggregator.compare.tables import UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
 from aggregator.report import charts
 from aggregator.report.html import esc, page
 from aggregator.version import __version__
+
+if TYPE_CHECKING:
+    from aggregator.compare.result import ComparisonResult
 
 STATISTIC_LABELS = {"tuple_f1_s2": "F1 S2", "delta_f1": "ΔF1 (S2 − S1)"}
 UNITS = dict(zip(UNIT_LABELS, UNIT_SUFFIXES))

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from aggregator.metrics.groups import COMPAT_NOTE, groups, has_compat, shown_label
-from aggregator.metrics.registry import Metric, Registry
 from aggregator.outputs.cells import markdown_cell
 from aggregator.outputs.markdown import ABSENT
 from aggregator.report.html import esc
 from aggregator.report.warnings_html import marked
+
+if TYPE_CHECKING:
+    from aggregator.metrics.registry import Metric, Registry
 
 NO_MARKS: Mapping[str, Sequence[str]] = {}
 

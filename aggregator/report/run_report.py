@@ -9,22 +9,25 @@ per-sample table's columns. Nothing is recomputed here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS, transitions
 from aggregator.outputs.cells import markdown_cell
 from aggregator.outputs.facts import Fact, run_facts
-from aggregator.run.per_sample import TRANSITIONS
-from aggregator.run.pipeline import RunEvaluation
 from aggregator.report import charts
 from aggregator.report.html import esc, page
 from aggregator.report.metric_tables import metric_rows_table, metrics_details
-from aggregator.run.intervals import intervals_html
 from aggregator.report.samples import capped_payload
 from aggregator.report.warnings_html import MARK, marked, warning_banner
+from aggregator.run.intervals import intervals_html
+from aggregator.run.per_sample import TRANSITIONS
 from aggregator.units.projection import UNITS
 from aggregator.version import __version__
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from aggregator.run.pipeline import RunEvaluation
 
 UNIT_NAMES = {"refpol": "Ref-F1 · GoldUnit", "otepol": "Surface-F1 · SurfaceUnit", "attrpol": "Attr-F1 · attribute"}
 HEADLINE_COLUMNS = (

@@ -22,10 +22,10 @@ from collections.abc import Mapping
 import msgspec
 import polars as pl
 
-from aggregator.run.per_sample import TRANSITIONS
 from aggregator.report.html import script_json
-from aggregator.units.sample_marks import all_marks
+from aggregator.run.per_sample import TRANSITIONS
 from aggregator.units.projection import UNITS
+from aggregator.units.sample_marks import all_marks
 
 TUPLE_COLUMNS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}
 DIGITS = 4

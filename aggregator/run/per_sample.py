@@ -21,8 +21,8 @@ import polars as pl
 
 from aggregator.metrics.prf import prf_exprs
 from aggregator.run.sample_values import frame_of, pack_rows, table_of
-from aggregator.units.sample_counts import COLUMNS, STAGES, Column
 from aggregator.units.projection import UNITS
+from aggregator.units.sample_counts import COLUMNS, STAGES, Column
 
 TRANSITIONS = ("fix", "break", "keep", "still")
 TRANSITION = pl.Enum(TRANSITIONS)

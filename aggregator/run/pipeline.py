@@ -14,16 +14,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aggregator.run_warnings import RunWarnings, check_run
 from aggregator.run.lookalikes import NEAR_MATCHES, near_matches
 from aggregator.run.sample_values import SampleEvaluator
-from scorecards.errors import BadLine, InputError
+from aggregator.run_warnings import RunWarnings, check_run
 from scorecards.reader import paused_gc, start_read
 
 if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.metrics.registry import Registry
+    from scorecards.errors import BadLine
 
 
 @dataclass

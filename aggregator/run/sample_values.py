@@ -25,6 +25,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 import msgspec
 import polars as pl
@@ -32,9 +33,11 @@ import polars as pl
 from aggregator.metrics.families import resolve
 from aggregator.metrics.family import RowInput
 from aggregator.units.sample_counts import COLUMNS, Column, sample_counts
-from scorecards.record import SampleRecord
 from scorecards.schema import Row
 from scorecards.schema_merge import merge_structs
+
+if TYPE_CHECKING:
+    from scorecards.record import SampleRecord
 
 Block = list[object]
 _DTYPES = {"str": "String", "label": "Categorical", "int": "Int64", "bool": "Boolean", "float": "Float64"}

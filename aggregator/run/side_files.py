@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from aggregator.metrics.family import Family
 from scorecards.errors import InputError
+
+if TYPE_CHECKING:
+    from aggregator.metrics.family import Family
 
 
 def read_side_file(path: Path, schema: type[msgspec.Struct]) -> Any:

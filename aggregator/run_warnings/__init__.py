@@ -83,6 +83,6 @@ def check_run(
     core's and those of ``families``; affected columns are looked up in ``registry`` (default: the
     core registry). Codes in ``allow`` are raised but silenced (:attr:`RunWarnings.allowed`)."""
     if registry is None:
-        from aggregator.metrics.structural import STRUCTURAL as registry  # noqa: N811
+        from aggregator.metrics.structural import STRUCTURAL as registry
 
     return _for_families(tuple(families)).check(CheckInput(table, metrics, counts or {}), registry, allow)

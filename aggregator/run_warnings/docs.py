@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aggregator.metrics.docs import generated_file_main, table
-from aggregator.metrics.registry import Registry
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run_warnings import WarningCode, WarningRegistry, all_warnings
+
+if TYPE_CHECKING:
+    from aggregator.metrics.registry import Registry
 
 DEFAULT_OUTPUT = Path("docs") / "warnings.md"
 INTRO = """\

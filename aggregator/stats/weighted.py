@@ -34,11 +34,13 @@ import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
-from aggregator.metrics.registry import Metric, Registry
+if TYPE_CHECKING:
+    from aggregator.metrics.registry import Metric, Registry
 
 Node = object
 _ROW_LOCAL_CHECK_SEED = 20240601

@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from scorecards.normalize import norm_term
-from scorecards.tuples import EvalTuple
+
+if TYPE_CHECKING:
+    from scorecards.tuples import EvalTuple
 
 UnitName = Literal["refpol", "otepol", "attrpol"]
 

@@ -9,14 +9,16 @@ Rates, F1 and transitions are derived from these counts in :mod:`aggregator.run.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import msgspec
 
-from aggregator.units.taxonomy import is_valid_ref
 from aggregator.units.projection import UNITS, Counts, is_explicit, match_exact, match_surface, ref_copies_term, surface_units
+from aggregator.units.taxonomy import is_valid_ref
 from scorecards.record import FinalSource, SampleRecord, Stage1Source
-from scorecards.tuples import EvalTuple, TupleSet
+
+if TYPE_CHECKING:
+    from scorecards.tuples import EvalTuple, TupleSet
 
 Kind = Literal["str", "label", "int", "bool", "float"]
 STAGES = ("s1", "s2")

@@ -18,12 +18,16 @@ Marks are one character per tuple, in the order of the per-sample table's tuple 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
-import polars as pl
 
-from aggregator.units.projection import Pair, Unit
 from scorecards.tuples import EvalTuple
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from aggregator.units.projection import Pair, Unit
 
 MATCHED, UNMATCHED, OUTSIDE = "m", "x", "-"
 CHANGED = {MATCHED: "M", UNMATCHED: "X", OUTSIDE: OUTSIDE}

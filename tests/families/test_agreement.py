@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,6 +12,9 @@ from hypothesis import strategies as st
 from aggregator.metrics.registry import RunContext
 from aggregator.metrics.structural import build_registry
 from tests.scorecard_rows import evaluate_rows, item, row
+
+if TYPE_CHECKING:
+    import polars as pl
 
 REF = "본품#품질"
 POS, NEG = [item(REF, "맛", "positive")], [item(REF, "맛", "negative")]

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.scorecard_rows import evaluate_rows, item, row
+
+if TYPE_CHECKING:
+    import polars as pl
 
 Q, G = "본품#품질", "제품 전체#일반"
 FAMILIES = ("drift",)

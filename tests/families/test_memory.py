@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aggregator.metrics.structural import build_registry
 from tests.scorecard_rows import evaluate_rows, item, row
+
+if TYPE_CHECKING:
+    import polars as pl
 
 POS = [item("본품#품질", "맛", "positive")]
 FAMILIES = ("memory",)

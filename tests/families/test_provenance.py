@@ -6,12 +6,11 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 
 from aggregator.metrics.provenance import ORDER_POLICY, policy_hash, policy_text
-from aggregator.metrics.registry import Kind
 from aggregator.metrics.structural import build_registry
 from aggregator.version import __version__
 from tests.scorecard_rows import evaluate_rows, item, row

@@ -10,12 +10,16 @@ KeyError.
 
 from __future__ import annotations
 
-from aggregator.formats.model import AbsaTuple
+from typing import TYPE_CHECKING
+
 from aggregator.formats.official.base import Quirk, Scorer, Sentences
 from aggregator.formats.pairing import pair
 from aggregator.formats.sound import by_type, counts, type_counts
 from aggregator.formats.tally import Tallies, Tally
 from aggregator.formats.units import ALL, TYPES, subsets, tuple_type
+
+if TYPE_CHECKING:
+    from aggregator.formats.model import AbsaTuple
 
 UNITS = subsets("category", "sentiment", "aspect", "opinion", complete=True)
 SOURCE = "NUSTM/ACOS Extract-Classify-ACOS/eval_metrics.py measureQuad_imp @ 45d179a3dcc6a3dedd848d81b16f2552454805fe"

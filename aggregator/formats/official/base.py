@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aggregator.formats.model import Sentence
-from aggregator.formats.tally import Tallies
+
+if TYPE_CHECKING:
+    from aggregator.formats.tally import Tallies
 
 Sentences = Sequence[Sentence[Any]]
 

@@ -123,7 +123,7 @@ def fixed_crash(gold: Sentences, pred: Sentences, tallies: Tallies) -> str | Non
     if found is not None:
         return found
     for sentence in pred:
-        for p0, p1, p2 in side(sentence, frozenset({"surface_text", "round_trip", "empty_junk"})):
+        for _p0, p1, p2 in side(sentence, frozenset({"surface_text", "round_trip", "empty_junk"})):
             if p1 in SENTIMENTS or p2 in SENTIMENTS:
                 return None
             return (f"UnboundLocalError: line {sentence.line}: the first predicted triplet cannot be decoded "

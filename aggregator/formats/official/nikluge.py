@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from aggregator.formats.model import Sentence
-from aggregator.formats.nikluge import Item
 from aggregator.formats.official.base import Quirk, Scorer, Sentences, by_position
 from aggregator.formats.pairing import pair
 from aggregator.formats.tally import Tallies, Tally
+
+if TYPE_CHECKING:
+    from aggregator.formats.model import Sentence
+    from aggregator.formats.nikluge import Item
 
 SOURCE = "teddysum/korean_ABSA_baseline src/sentiment_analysis.py evaluation_f1"
 CATEGORY, PIPELINE = "category", "category sentiment"
