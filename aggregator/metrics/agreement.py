@@ -49,6 +49,9 @@ class _Block(msgspec.Struct, gc=False):
     structural_risks: Items[_Risk] = None
 
 
+_BLOCKS = msgspec.json.Decoder(Items[_Block])
+
+
 class _Labelled(msgspec.Struct, gc=False):
     label: Any = None
 
@@ -72,7 +75,7 @@ class _Runtime(msgspec.Struct, gc=False):
 class _Fields(msgspec.Struct, gc=False):
     meta: _Meta | None = None
     final_result: Obj[_Labelled] = None
-    validator: Items[_Block] = None
+    validator: msgspec.Raw = msgspec.Raw()
     moderator: Obj[_Moderator] = None
     runtime: _Runtime | None = None
 
@@ -135,7 +138,7 @@ def risk_ids(validator: Any) -> str:
 
 def row(inp: RowInput) -> tuple[object, ...]:
     data = inp.row
-    return (case_key(data.meta), label(data), label_fixed(data), risk_ids(data.validator))
+    return (case_key(data.meta), label(data), label_fixed(data), risk_ids(_BLOCKS.decode(data.validator) if data.validator else None))
 
 
 def _grouped(rows: pl.DataFrame) -> pl.DataFrame | None:

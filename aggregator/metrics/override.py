@@ -63,14 +63,15 @@ class _SkipReasons(msgspec.Struct, gc=False):
 
 
 class _Meta(msgspec.Struct, gc=False):
-    debate_override_stats: Obj[OverrideStats] = None
+    debate_override_stats: msgspec.Raw = msgspec.Raw()
     debate_override_skip_reasons: Obj[_SkipReasons] = None
     adopt_decision: Any = None
     adopt_reason: Any = None
 
 
 class _Debate(msgspec.Struct, gc=False):
-    override_stats: Obj[OverrideStats] = None
+    override_stats: msgspec.Raw = msgspec.Raw()
+    """OV is kept raw (decoded by :func:`override_stats`): ``aggregate legacy`` copies it verbatim."""
 
 
 class _ParsedMeta(msgspec.Struct, gc=False):
@@ -121,11 +122,18 @@ COLUMNS = (
 )
 
 
+_OVERRIDE_STATS = msgspec.json.Decoder(Obj[OverrideStats])
+
+
+def _stats(raw: msgspec.Raw) -> Any:
+    return _OVERRIDE_STATS.decode(raw) if raw else None
+
+
 def override_stats(row: Any) -> Any:
     """OV of a decoded row: ``debate.override_stats``, else ``meta.debate_override_stats``; None reads as ``{}``."""
     debate, meta = section(row.debate), row.meta
-    return section(first_truthy(debate.override_stats if debate is not None else None,
-                                meta.debate_override_stats if meta is not None else None))
+    return section(first_truthy(_stats(debate.override_stats) if debate is not None else None,
+                                _stats(meta.debate_override_stats) if meta is not None else None))
 
 
 def stat(ov: Any, name: str) -> int:
