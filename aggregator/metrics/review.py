@@ -34,7 +34,7 @@ import msgspec
 import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
-from aggregator.metrics.reads import Items, Obj, ok, section, truthy
+from aggregator.metrics.reads import Items, Obj, RawItems, ok, section, truthy
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.units.projection import gold_units
 from aggregator.units.sample_counts import Column
@@ -70,7 +70,8 @@ class _PreItem(msgspec.Struct, gc=False):
 
 
 class _FR(msgspec.Struct, gc=False):
-    final_tuples_pre_review: Items[_PreItem] = None
+    final_tuples_pre_review: RawItems = None
+    """Items stay raw (decoded by :func:`_pre_objects`): ``aggregate legacy`` counts them as they are."""
     stage1_tuples: TupleList = None
 
 
