@@ -154,3 +154,17 @@ def test_sanity_modes_write_only_their_file(tmp_path: Path) -> None:
     assert status == 1
     assert (tmp_path / "g" / "sanity_checks.md").read_text().split("\n")[-2:] == [
         "FAIL row 4: ref-pol F1=1.0, ote-pol F1=1.0, attr-pol F1=0.0", "FAIL: see above"]
+
+
+def test_a_linked_input_reads_the_folder_it_resolves_to(tmp_path: Path) -> None:
+    run = scorecards(tmp_path, rows_with_keys("a", "b"))
+    (run / "override_gate_debug_summary.json").write_text(
+        '{"override_hint_invalid_total": 3, "override_hint_repair_total": 1, "override_hint_invalid_rate": 0}')
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "linked.jsonl").symlink_to(run / "scorecards.jsonl")
+    status, _ = run_in_process(["--input", "elsewhere/linked.jsonl", "--outdir", "o", "--diagnostics_dir", "d"], tmp_path)
+    assert status == 0
+    assert (tmp_path / "d" / "tuple_source_coverage.csv").read_bytes().split(b"\r\n")[1].startswith(b"run,2,")
+    table = (tmp_path / "o" / "structural_metrics_table.md").read_text().split("\n")
+    assert {"| override_hint_invalid_total | 3 |", "| override_hint_repair_total | 1 |",
+            "| override_hint_invalid_rate | 0 |", "| polarity_repair_n | 1 |"} <= set(table)

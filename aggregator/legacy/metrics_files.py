@@ -7,8 +7,12 @@ section lines, blanks as ``N/A``, integers as digits and every other number F4.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
+
+import msgspec
 
 from aggregator.legacy.values import delimited, f4, lf_text
+from aggregator.metrics.override import HINT_COLUMNS
 from aggregator.metrics.structural import REFERENCE_COLUMNS
 
 MICRO = tuple(f"tuple_f1_s2_{unit}_{part}" for unit in ("refpol", "otepol", "attrpol")
@@ -20,6 +24,24 @@ SECTIONS = {
     "drift_any_change_n": "Drift (any vs conflict-relevant)",
     "n_stage2_selected": "Stage2 selection / pairs change",
 }
+
+
+class _Hints(msgspec.Struct, gc=False):
+    override_hint_invalid_total: int | float | None = None
+    override_hint_repair_total: int | float | None = None
+    override_hint_invalid_rate: int | float | None = None
+
+
+def integral_hints(side_file: Path | None) -> frozenset[str]:
+    """The hint columns whose value in the side file is a JSON integer: the table writes a copied
+    number in its own type (``0``, not ``0.0000``). None: the side file was not read."""
+    if side_file is None:
+        return frozenset()
+    try:
+        hints = msgspec.json.decode(side_file.read_bytes(), type=_Hints)
+    except (OSError, msgspec.MsgspecError):
+        return frozenset()
+    return frozenset(name for name in HINT_COLUMNS if type(getattr(hints, name)) is int)
 
 
 def columns(metrics: Mapping[str, object]) -> list[str]:
@@ -35,20 +57,21 @@ def metrics_csv(metrics: Mapping[str, object]) -> bytes:
     return delimited(names, [[metrics[name] for name in names]])
 
 
-def table_value(value: object) -> str:
-    """A value in the table: ``N/A`` for blank; booleans, text and integers as they are; floats F4."""
+def table_value(value: object, integral: bool = False) -> str:
+    """A value in the table: ``N/A`` for blank; booleans, text and integers as they are; other floats F4."""
     if value is None:
         return "N/A"
     if isinstance(value, float):
-        return f4(value)
+        return str(int(value)) if integral and value.is_integer() else f4(value)
     return str(value)
 
 
-def metrics_table(metrics: Mapping[str, object]) -> bytes:
-    """``structural_metrics_table.md``: ``| Metric | Value |``, one line per CSV column, section lines."""
+def metrics_table(metrics: Mapping[str, object], integral: frozenset[str] = frozenset()) -> bytes:
+    """``structural_metrics_table.md``: ``| Metric | Value |``, one line per CSV column, section lines;
+    the metrics named in ``integral`` (copied JSON integers) as digits."""
     lines = ["| Metric | Value |", "|--------|-------|"]
     for name in columns(metrics):
         if name in SECTIONS:
             lines.append(f"| **{SECTIONS[name]}** | |")
-        lines.append(f"| {name} | {table_value(metrics[name])} |")
+        lines.append(f"| {name} | {table_value(metrics[name], name in integral)} |")
     return lf_text(lines)

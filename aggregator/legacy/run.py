@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import click
 
 from aggregator.legacy.diagnostics import B1_FAILURE, B1_PASSED, b1_failure, diagnostics_files
-from aggregator.legacy.metrics_files import metrics_csv, metrics_table
+from aggregator.legacy.metrics_files import integral_hints, metrics_csv, metrics_table
 from aggregator.legacy.sanity import sanity_checks
 from aggregator.legacy.snapshot import snapshot, tuple_sources
 from aggregator.legacy.stage_summary import folder, stage_summary_files
@@ -34,6 +34,13 @@ if TYPE_CHECKING:
 
 FAMILIES = (*FAMILY_MODULES, "legacy")
 EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def resolved(given: str) -> str:
+    """The input path with its links resolved when it has any: the side file is read from the folder
+    the resolved path names (IFN), as the script read it; otherwise the path as given (for messages)."""
+    real = os.path.realpath(given)
+    return real if real != os.path.abspath(given) else given
 
 
 def legacy_rows(evaluation: RunEvaluation) -> pl.DataFrame:
@@ -104,7 +111,8 @@ def outputs_of(options: argparse.Namespace, rows: pl.DataFrame, evaluation: RunE
     _place(outputs, summary_dir / "stage_summary.csv", summary_csv)
     _place(outputs, summary_dir / "stage_summary.md", summary_md)
     _place(outputs, Path(options.outdir) / "structural_metrics.csv", metrics_csv(metrics))
-    _place(outputs, Path(options.outdir) / "structural_metrics_table.md", metrics_table(metrics))
+    side = Path(evaluation.input_path).parent / SIDE_NAME if evaluation.side_files.get(SIDE_NAME) else None
+    _place(outputs, Path(options.outdir) / "structural_metrics_table.md", metrics_table(metrics, integral_hints(side)))
     return outputs
 
 
@@ -112,7 +120,7 @@ def run(options: argparse.Namespace) -> int:
     """The exit status of one run: 0 done (or sanity PASS), 1 B1 failure or sanity FAIL; bad input raises."""
     from aggregator.run.pipeline import evaluate_run
 
-    evaluation = evaluate_run(options.input, profile=options.profile, families=FAMILIES, keep_all_rows=True)
+    evaluation = evaluate_run(resolved(options.input), profile=options.profile, families=FAMILIES, keep_all_rows=True)
     rows = legacy_rows(evaluation)
     if options.sanity_mode:
         return sanity_mode(options, rows, evaluation)
