@@ -29,7 +29,7 @@ from aggregator.compare.selected import MODES, selected_samples
 from aggregator.compare.subsets import subsets_table
 from aggregator.compare.tables import runs_table
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.stats.weighted import compile_metrics
+from aggregator.stats.compile import compile_metrics
 from scorecards.errors import InputError
 
 if TYPE_CHECKING:
