@@ -111,7 +111,7 @@ def compare_runs(
 
 def input_files(paths: Sequence[str | os.PathLike[str]]) -> list[os.PathLike[str]]:
     """The scorecards files of ``paths`` that can be read (outputs must never overwrite one)."""
-    from scorecards.reader import resolve_input
+    from scorecards.inputs import resolve_input
 
     found: list[os.PathLike[str]] = []
     for path in paths:
