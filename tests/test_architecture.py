@@ -6,6 +6,9 @@ relative ones resolved. An import under ``if TYPE_CHECKING:`` never runs, so it 
 *Every* import counts for cycles (one inside a function runs when the function does); only those
 run while the module loads (its top level, class bodies included, not function bodies) count for
 the load-time chain. Imports by string (``importlib.import_module``) are not seen.
+
+The deepest load-time chain was 15 modules before the wings, 10 after, 9 since ``TRANSITIONS`` moved
+from ``run.per_sample`` to ``units.projection`` (the report no longer loads the per-sample table code).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("aggregator", "scorecards")
 MAX_LINES = 300
-MAX_CHAIN = 10
+MAX_CHAIN = 9
 TOP_LEVEL = {"__init__", "__main__", "version"}
 MAX_TOP_HELPERS = 3
 SMALL_HELPER_LINES = 150
