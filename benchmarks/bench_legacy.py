@@ -5,7 +5,8 @@ machine load hits all alike (method and measurement of :mod:`bench`): ``aggregat
 family, its six files) and ``aggregate legacy --input FILE`` with every option of the ``full`` line
 (metrics, stage summary, triptych with text, risk details, the B1 check and five diagnostics files,
 snapshot, tuple-source log). Optionally the research script itself
-(``--reference 'python3 path/to/structural_error_aggregator.py'``, given the same flags).
+(``--reference 'python3 path/to/structural_error_aggregator.py'``, given the same flags; the row
+``reference``, run a third as often).
 Wall and CPU seconds (the process and the decoders it waited for) are reported; the goal is
 ``aggregate legacy`` ≤ 1.3× ``aggregate RUN``. With ``--write``, replaces the ``bench_legacy``
 section of ``benchmarks/RESULTS.md``.
@@ -19,14 +20,12 @@ import argparse
 import shlex
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench import PYTHON, Timing, measure  # noqa: E402
-from generate import DEFAULT_SOURCE, generate  # noqa: E402
+from bench import PYTHON, Timing, timed  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
 
 
@@ -45,31 +44,12 @@ def commands(data: Path, out: Path, reference: str | None) -> dict[str, list[str
         "aggregate legacy (full)": [PYTHON, "-m", "aggregator", "legacy", *full_line(data, out / "legacy")],
     }
     if reference:
-        found["research script (full)"] = [*shlex.split(reference), *full_line(data, out / "reference")]
+        found["reference"] = [*shlex.split(reference), *full_line(data, out / "reference")]
     return found
 
 
 def bench(rows: int, repeat: int, reference: str | None, data_dir: Path) -> tuple[Path, list[Timing]]:
-    data = data_dir / f"rows{rows}.jsonl"
-    if not data.exists():
-        generate(DEFAULT_SOURCE, rows, data)
-    with tempfile.TemporaryDirectory() as tmp:
-        cmds = commands(data, Path(tmp), reference)
-        timings = {name: Timing(name) for name in cmds}
-        for name, argv in cmds.items():  # warm-up (page cache, bytecode) that also samples memory
-            if name in timings and not name.startswith("research"):
-                _, _, tree, single = measure(argv, sample_memory=True)
-                timings[name].tree_mb.append(tree)
-                timings[name].single_mb.append(single)
-        for _ in range(repeat):
-            for name, argv in cmds.items():
-                seconds, cpu, tree, single = measure(argv, sample_memory=name.startswith("research"))
-                timing = timings[name]
-                timing.seconds.append(seconds)
-                timing.cpu.append(cpu)
-                timing.tree_mb.append(tree)
-                timing.single_mb.append(single)
-    return data, list(timings.values())
+    return timed(rows, repeat, data_dir, lambda data, out: commands(data, out, reference))
 
 
 def table(data: Path, rows: int, timings: list[Timing]) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from aggregator.run.sample_values import SampleEvaluator, columns_for, decoder_for
-from scorecards.reader import decode_row
+from scorecards.chunks import decode_row
 from scorecards.record import SampleRecord, to_record
 
 FAMILIES = ("validator",)

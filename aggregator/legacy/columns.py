@@ -232,5 +232,5 @@ FAMILY = Family(
     row=row,
     declare=_declare,  # type: ignore[arg-type]
     fields=Fields,
-    requires=("stage_change", "memory", "grounding", "implicit_validity"),
+    requires=("stage_change", "memory", "grounding", "implicit_validity", "validator", "override", "debate", "review"),
 )
