@@ -19,25 +19,18 @@ def python_text(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def cell(value: Any) -> str:
-    """V: an int as digits, a float as its shortest round-trip text, a bool ``True`` / ``False``,
-    None an empty cell, a string as is, anything else S(x)."""
-    if value is None:
-        return ""
-    return python_text(value)
-
-
 def f4(value: float) -> str:
     """F4: exactly 4 decimals, the binary value rounded half-to-even (``-0.0000`` kept)."""
     return format(value, ".4f")
 
 
 def delimited(header: Sequence[str], rows: Iterable[Sequence[Any]], delimiter: str = ",") -> bytes:
-    """W-csv: Python's ``csv`` excel dialect, CRLF after every record, minimal quoting, cells V."""
+    """W-csv: Python's ``csv`` excel dialect, CRLF after every record, minimal quoting, cells V
+    (the ``csv`` module's own text of a value is V: None empty, anything else ``str()``)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\r\n")
     writer.writerow(header)
-    writer.writerows([cell(v) for v in row] for row in rows)
+    writer.writerows(rows)
     return buffer.getvalue().encode("utf-8")
 
 
