@@ -11,7 +11,7 @@ from aggregator.metrics.structural import STRUCTURAL
 
 if TYPE_CHECKING:
     from aggregator.compare.runs import Run
-    from aggregator.metrics.registry import Kind
+    from aggregator.metrics.values import Kind
 
 _DTYPES: dict[Kind, type[pl.DataType]] = {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean, "str": pl.String}
 UNIT_SUFFIXES = ("", "_otepol", "_attrpol")
