@@ -16,7 +16,7 @@ import polars as pl
 
 from aggregator.metrics.exprs import HAS_GOLD, count, f1_of_sums, on_gold, ratio, transitions
 from aggregator.metrics.families import resolve
-from aggregator.metrics.registry import Metric, Registry, Section
+from aggregator.metrics.registry import Averaging, Metric, Registry, Section
 
 UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
 UNIT_SECTIONS: dict[str, Section] = {"refpol": "headline", "otepol": "units", "attrpol": "units"}
@@ -52,7 +52,7 @@ def _declare_unit(reg: Registry, unit: str) -> None:
     s1, s2 = on_gold(f"{unit}_s1_f1").mean(), on_gold(f"{unit}_s2_f1").mean()
     fix, brk, keep, still = (transitions(unit, k) for k in ("fix", "break", "keep", "still"))
     n_gold = count(HAS_GOLD)
-    declared = [
+    declared: list[tuple[str, str, str, pl.Expr, str, Averaging, bool, str]] = [
         (f"tuple_f1_s1{suffix}", f"{label}-F1 S1", f"mean per-sample {unit} F1 of stage 1", s1,
          f"mean over gold samples of F1_{unit}(S1, G)", "macro", True, "N = 0"),
         (f"tuple_f1_s2{suffix}", f"{label}-F1 S2", f"mean per-sample {unit} F1 of the final stage", s2,
