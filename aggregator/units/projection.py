@@ -160,11 +160,11 @@ class Unit:
 
     name: UnitName
     paper_name: str
-    project: Callable[[Iterable[EvalTuple]], frozenset]
-    match: Callable[[frozenset, frozenset], Counts]
+    project: Callable[[Iterable[EvalTuple]], frozenset[Pair]]
+    match: Callable[[frozenset[Pair], frozenset[Pair]], Counts]
     empty_gold_correct: bool
     micro_needs_gold: bool
-    matched: Callable[[frozenset, frozenset], tuple[frozenset, frozenset]] = matched_exact
+    matched: Callable[[frozenset[Pair], frozenset[Pair]], tuple[frozenset[Pair], frozenset[Pair]]] = matched_exact
 
     def counts(self, pred: Iterable[EvalTuple], gold: Iterable[EvalTuple]) -> Counts:
         return self.match(self.project(pred), self.project(gold))
