@@ -90,7 +90,7 @@ def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[di
     from aggregator.units.sample_marks import all_marks, tuples_of
 
     table = evaluation.table
-    marks = all_marks(table, [UNITS[unit]])[unit]  # type: ignore[index]
+    marks = all_marks(table, [UNITS[unit]])[unit]
     changed = [any(c.isupper() for c in a + b) for a, b in zip(marks["s1"], marks["s2"])]
     keep = _selection(table, unit, only, changed)
     out: list[dict[str, Any]] = []

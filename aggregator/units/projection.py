@@ -170,7 +170,7 @@ class Unit:
         return self.match(self.project(pred), self.project(gold))
 
 
-UNITS: dict[UnitName, Unit] = {
+UNITS: dict[str, Unit] = {
     "refpol": Unit("refpol", "GoldUnit (Ref-F1)", gold_units, match_exact, False, False),
     "otepol": Unit("otepol", "SurfaceUnit", surface_units, match_surface, False, False, matched_surface),
     "attrpol": Unit("attrpol", "attribute unit", attribute_units, match_exact, True, True),
