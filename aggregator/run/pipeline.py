@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from aggregator.run.lookalikes import NEAR_MATCHES, near_matches
 from aggregator.run.sample_values import SampleEvaluator
 from aggregator.run_warnings import RunWarnings, check_run
-from scorecards.reader import paused_gc, start_read
+from scorecards.chunks import paused_gc
+from scorecards.reader import start_read
 
 if TYPE_CHECKING:
     import polars as pl
