@@ -37,6 +37,7 @@ from scorecards.schema import Row
 from scorecards.schema_merge import merge_structs
 
 if TYPE_CHECKING:
+    from scorecards.read_result import Duplicate, Indices
     from scorecards.record import SampleRecord
 
 Packed: TypeAlias = "array[int] | array[float] | list[object]"
@@ -115,7 +116,7 @@ class SampleEvaluator:
 
     def duplicates(
         self, frames: list[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
-    ) -> tuple[list[tuple[int, int, str, str, str]], Sequence[int] | None]:
+    ) -> tuple[list[Duplicate], pl.Series | None]:
         """The duplicate rows among the loaded blocks (:func:`duplicates`)."""
         return duplicates(frames, lines, excluded)
 
@@ -157,7 +158,7 @@ def _series(column: Column, parts: list[Packed]) -> pl.Series:
     return pl.Series(column.name, values, dtype=dtype_of(column), strict=column.kind == "label")
 
 
-def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:
+def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Indices | None) -> pl.DataFrame:
     """The rows of ``frames`` (in file order, with their ``lines``), those of ``kept`` only
     (None: all), in :data:`ORDER`, with a ``line`` column.
 
@@ -178,7 +179,7 @@ def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[in
 
 def duplicates(
     frames: Sequence[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
-) -> tuple[list[tuple[int, int, str, str, str]], pl.Series | None]:
+) -> tuple[list[Duplicate], pl.Series | None]:
     """The reader's ``duplicates`` hook (:data:`scorecards.read_result.FindDuplicates`), found in Polars.
 
     Rows in file order; of the rows of one identity (run id, split, sample key) the first
