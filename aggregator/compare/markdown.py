@@ -11,7 +11,7 @@ name holding ``|``, a newline or markup changes no table and no line.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aggregator.compare.samples import UNIT_NAMES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
@@ -77,7 +77,8 @@ def method_caption(result: ComparisonResult) -> str:
             "conservative rule; p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
 
 
-def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, object]]:
+def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of the ``shown`` metrics, in that order (Polars types row values as Any)."""
     order = {m: i for i, m in enumerate(shown)}
     rows = [r for r in frame.iter_rows(named=True) if r["metric"] in order]
     return sorted(rows, key=lambda r: order[str(r["metric"])])
@@ -97,8 +98,8 @@ def conditions_section(result: ComparisonResult) -> list[str]:
     return lines + table(header, rows, 2)
 
 
-def _seeds(seeds: object) -> str:
-    return ", ".join(map(str, seeds)) if seeds else "—"  # type: ignore[call-overload]
+def _seeds(seeds: Sequence[int] | None) -> str:
+    return ", ".join(map(str, seeds)) if seeds else "—"
 
 
 def paired_section(result: ComparisonResult) -> list[str]:

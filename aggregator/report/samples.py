@@ -109,7 +109,7 @@ def sample_payload(
     both stages (``DIGITS`` decimals) and the ``marks`` of each tuple under the unit
     (:mod:`aggregator.units.sample_marks`, of the tuples in full). ``cut``: long texts cut (module doc).
     """
-    marks = all_marks(table, [UNITS[unit] for unit in unit_names])  # type: ignore[index]
+    marks = all_marks(table, [UNITS[unit] for unit in unit_names])
     if cut:
         table, shortened = _cut_texts(table)
         for stages in marks.values():

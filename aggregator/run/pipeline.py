@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.metrics.registry import Registry
+    from aggregator.metrics.values import MetricValue
     from scorecards.errors import BadLine
 
 
@@ -34,7 +35,7 @@ class RunEvaluation:
     input_path: Path
     input_sha256: str
     table: pl.DataFrame
-    metrics: dict[str, object]
+    metrics: dict[str, MetricValue]
     rows_read: int
     skipped: list[BadLine]
     profile: str | None

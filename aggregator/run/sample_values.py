@@ -25,7 +25,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import msgspec
 import polars as pl
@@ -37,9 +37,12 @@ from scorecards.schema import Row
 from scorecards.schema_merge import merge_structs
 
 if TYPE_CHECKING:
+    from scorecards.read_result import Duplicate, Indices
     from scorecards.record import SampleRecord
 
-Block = list[object]
+Packed: TypeAlias = "array[int] | array[float] | list[object]"
+"""One column of a block: an array where every value fits one, else a list."""
+Block = list[Packed]
 _DTYPES = {"str": "String", "label": "Categorical", "int": "Int64", "bool": "Boolean", "float": "Float64"}
 ORDER = ("sample_key", "split", "run_id", "line")
 """The order of the per-sample table: unique per row, so no tie is left to the input's line order."""
@@ -48,7 +51,7 @@ IDENTITY = ("run_id", "split", "sample_key")
 _TYPECODES = {"int": "q", "float": "d", "bool": "b"}
 
 
-def pack_rows(rows: list[tuple[object, ...]], columns: tuple[Column, ...]) -> Block:
+def pack_rows(rows: Sequence[tuple[object, ...]], columns: Sequence[Column]) -> Block:
     """``rows`` (tuples in ``columns`` order) as one container per column: an array where every
     value fits one (no None, no value of another type), else a list. Runs where Polars may not
     be imported (a forked decoding process), so it uses none."""
@@ -67,7 +70,7 @@ def pack_rows(rows: list[tuple[object, ...]], columns: tuple[Column, ...]) -> Bl
 
 
 @cache
-def decoder_for(names: tuple[str, ...] | None) -> msgspec.json.Decoder:
+def decoder_for(names: tuple[str, ...] | None) -> msgspec.json.Decoder[msgspec.Struct]:
     """The row decoder of a family selection: the core :class:`~scorecards.schema.Row` and every family's fields."""
     parts = [f.fields for f in resolve(names) if f.fields is not None]
     return msgspec.json.Decoder(merge_structs("Row", Row, *parts))
@@ -100,7 +103,7 @@ class SampleEvaluator:
     def __init__(self, names: tuple[str, ...] | None = None) -> None:
         self.names = names
 
-    def row_decoder(self) -> msgspec.json.Decoder:
+    def row_decoder(self) -> msgspec.json.Decoder[msgspec.Struct]:
         return decoder_for(self.names)
 
     def pack(self, rows: list[tuple[object, ...]]) -> Block:
@@ -113,7 +116,7 @@ class SampleEvaluator:
 
     def duplicates(
         self, frames: list[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
-    ) -> tuple[list[tuple[int, int, str, str, str]], Sequence[int] | None]:
+    ) -> tuple[list[Duplicate], pl.Series | None]:
         """The duplicate rows among the loaded blocks (:func:`duplicates`)."""
         return duplicates(frames, lines, excluded)
 
@@ -135,7 +138,8 @@ def dtype_of(column: Column) -> pl.DataType:
     """The Polars type of a per-sample column: a label with a closed set of values an Enum of them."""
     if column.kind == "label" and column.values:
         return pl.Enum(column.values)
-    return getattr(pl, _DTYPES[column.kind])()
+    dtype: pl.DataType = getattr(pl, _DTYPES[column.kind])()
+    return dtype
 
 
 def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame:
@@ -143,7 +147,7 @@ def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame
     return pl.DataFrame([_series(c, [block[i] for block in blocks]) for i, c in enumerate(columns)])
 
 
-def _series(column: Column, parts: list[array[int] | array[float] | list[object]]) -> pl.Series:
+def _series(column: Column, parts: list[Packed]) -> pl.Series:
     """One column of several blocks: arrays of one type joined, else their values in one list."""
     arrays = [p for p in parts if isinstance(p, array)]
     values: object
@@ -154,7 +158,7 @@ def _series(column: Column, parts: list[array[int] | array[float] | list[object]
     return pl.Series(column.name, values, dtype=dtype_of(column), strict=column.kind == "label")
 
 
-def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:
+def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Indices | None) -> pl.DataFrame:
     """The rows of ``frames`` (in file order, with their ``lines``), those of ``kept`` only
     (None: all), in :data:`ORDER`, with a ``line`` column.
 
@@ -175,7 +179,7 @@ def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[in
 
 def duplicates(
     frames: Sequence[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
-) -> tuple[list[tuple[int, int, str, str, str]], pl.Series | None]:
+) -> tuple[list[Duplicate], pl.Series | None]:
     """The reader's ``duplicates`` hook (:data:`scorecards.read_result.FindDuplicates`), found in Polars.
 
     Rows in file order; of the rows of one identity (run id, split, sample key) the first
