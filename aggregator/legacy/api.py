@@ -15,13 +15,16 @@ tuples and the grounding signals; they never read the record's own ``stage1_stru
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from aggregator.run.sample_values import SampleEvaluator, columns_for, decoder_for
 from scorecards.chunks import decode_row
 from scorecards.record import SampleRecord, to_record
+
+if TYPE_CHECKING:
+    from scorecards.tuples import TupleSet
 
 FAMILIES = ("validator",)
 """The families S1R and S2R need (validator, with the grounding, conflict and stage-change values it reads)."""
@@ -36,6 +39,11 @@ def _read(record: Mapping[str, Any]) -> SampleRecord:
     return to_record(decode_row(line, decoder_for(FAMILIES)), 0, "", lenient=True)
 
 
+def _plain(tuples: TupleSet) -> Tuples:
+    """Plain 3-tuples of strings, as the script returned them."""
+    return {(t.aspect_ref, t.aspect_term, t.polarity) for t in tuples}
+
+
 def _values(record: Mapping[str, Any]) -> dict[str, Any]:
     read = _read(record)
     names = (column.name for column in columns_for(FAMILIES))
@@ -45,13 +53,13 @@ def _values(record: Mapping[str, Any]) -> dict[str, Any]:
 def _extract_stage1_tuples(record: Mapping[str, Any]) -> Tuples:
     """S1 as a set of ``(aspect_ref, aspect_term, polarity)`` strings: ``stage1_tuples`` (reader B),
     else the stage-1 ATSA process-trace entry, else the final set."""
-    return {tuple(t) for t in _read(record).stage1}  # type: ignore[misc]
+    return _plain(_read(record).stage1)
 
 
 def _extract_final_tuples(record: Mapping[str, Any]) -> Tuples:
     """S2 as a set of ``(aspect_ref, aspect_term, polarity)`` strings: ``final_tuples``, else
     ``final_aspects``, else ``inputs.aspect_sentiments``."""
-    return {tuple(t) for t in _read(record).final}  # type: ignore[misc]
+    return _plain(_read(record).final)
 
 
 def has_stage1_structural_risk(record: Mapping[str, Any]) -> bool:

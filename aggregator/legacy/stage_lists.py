@@ -20,14 +20,14 @@ no word).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 
 from aggregator.metrics.conflict import has_conflict
 from aggregator.metrics.reads import JSON_BLANKS, Obj
 from aggregator.units.sample_counts import BASIC_POLARITIES
-from scorecards.normalize import UnknownPolarity, norm_polarity, norm_ref, norm_term
+from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
 from scorecards.tuples import EvalTuple
 
 STAGE_LISTS = ("final", "pre_review", "post_review")
@@ -46,7 +46,8 @@ class StageItem(msgspec.Struct, gc=False):
     label: Any = None
 
 
-_ITEM = msgspec.json.Decoder(Obj[StageItem])
+_StageItemSection: TypeAlias = Obj[StageItem]
+_ITEM = msgspec.json.Decoder(_StageItemSection)
 
 
 def _text(value: Any) -> str:
@@ -76,7 +77,7 @@ def _polarity_text(item: StageItem) -> str:
     return _text(item.polarity or item.label).strip().lower()
 
 
-def _lenient_polarity(text: str) -> str:
+def _lenient_polarity(text: str) -> Polarity:
     try:
         return norm_polarity(text)[0]
     except UnknownPolarity:
@@ -111,7 +112,7 @@ def stage_stats(raw_list: Any) -> tuple[int, int, int, int, bool, bool]:
         invalid += polarity not in BASIC_POLARITIES
         key_ref, key_term = norm_ref(ref), norm_term(term) if term else ""
         if key_ref or key_term:
-            tuples.add(EvalTuple(key_ref, key_term, _lenient_polarity(polarity)))  # type: ignore[arg-type]
+            tuples.add(EvalTuple(key_ref, key_term, _lenient_polarity(polarity)))
     basic = any(t.polarity in BASIC_POLARITIES for t in tuples)
     return len(items), null_term, null_ref, invalid, basic, has_conflict(frozenset(tuples))
 

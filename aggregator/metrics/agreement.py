@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -49,7 +49,8 @@ class _Block(msgspec.Struct, gc=False):
     structural_risks: Items[_Risk] = None
 
 
-_BLOCKS = msgspec.json.Decoder(Items[_Block])
+_Blocks: TypeAlias = Items[_Block]
+_BLOCKS = msgspec.json.Decoder(_Blocks)
 
 
 class _Labelled(msgspec.Struct, gc=False):

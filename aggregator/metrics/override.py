@@ -126,7 +126,8 @@ COLUMNS = (
 )
 
 
-_OVERRIDE_STATS = msgspec.json.Decoder(Obj[OverrideStats])
+_OverrideStatsSection: TypeAlias = Obj[OverrideStats]
+_OVERRIDE_STATS = msgspec.json.Decoder(_OverrideStatsSection)
 
 
 def _stats(raw: msgspec.Raw) -> Any:

@@ -20,7 +20,7 @@ over all rows; none is ever blank (a rate whose denominator is 0 is 0.0).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -52,7 +52,8 @@ class _Fields(msgspec.Struct, gc=False):
     stage2_structural_risk: Any = None
 
 
-_BLOCKS = msgspec.json.Decoder(Items[_Block])
+_Blocks: TypeAlias = Items[_Block]
+_BLOCKS = msgspec.json.Decoder(_Blocks)
 
 COLUMNS = (
     Column("r1", "int", "risks of the first stage1 validator block"),
