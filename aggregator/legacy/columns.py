@@ -22,7 +22,7 @@ decodes nor holds them. It declares no metric. Per sample:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import msgspec
 
@@ -32,7 +32,7 @@ from aggregator.legacy.values import json_line, python_text
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.implicit_validity import parse_fail
 from aggregator.metrics.memory import memory_of
-from aggregator.metrics.reads import as_int, first_truthy, objects, raw_truthy, section, truthy
+from aggregator.metrics.reads import Obj, as_int, first_truthy, objects, raw_truthy, section, truthy
 from aggregator.metrics.stage_change import stage_delta
 from aggregator.units.projection import gold_units
 from aggregator.units.sample_counts import Column, Kind
@@ -107,10 +107,19 @@ def _text(row: Any) -> str:
     return text.replace("\n", " ").replace("\t", " ")
 
 
+class _Evidence(msgspec.Struct, gc=False):
+    evidence: Any = None
+
+
+_EvidenceSection: TypeAlias = Obj[_Evidence]
+_EVIDENCE = msgspec.json.Decoder(_EvidenceSection)
+
+
 def _evidence(row: Any) -> str:
+    """``atsa`` (else ``atsa_score``) ``.evidence`` as text, its first 200 characters (``""`` when falsy)."""
     chosen = row.atsa if raw_truthy(row.atsa) else row.atsa_score if raw_truthy(row.atsa_score) else None
-    found = _ANY.decode(chosen) if chosen is not None else None
-    evidence = found.get("evidence") if isinstance(found, dict) else None
+    found = section(_EVIDENCE.decode(chosen)) if chosen is not None else None
+    evidence = found.evidence if found is not None else None
     return python_text(evidence)[:EVIDENCE_CHARS] if evidence else ""
 
 
