@@ -36,6 +36,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "memory",
     "hf_signal",
     "agreement",
+    "errors",
 )
 
 

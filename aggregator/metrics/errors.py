@@ -1,0 +1,158 @@
+"""Error anatomy (docs/errors.md): what kind of mistake each gold and predicted pair is, and what the review did.
+
+Per sample, unit u (refpol, otepol, attrpol) and stage s (s1, s2), every pair of the unit is
+classified (:mod:`aggregator.units.error_anatomy`): exact (the unit's tp), polarity, category
+(refpol and attrpol), boundary, implicit, spurious (predictions) or missed (gold). Per-sample
+columns: ``err_{u}_{s}_{class}`` for every class but exact, the review's transitions
+``err_{u}_repaired_{class}``, ``err_{u}_introduced_{class}``, ``err_{u}_changed_{class}`` and
+``err_{u}_changes`` (each class change as ``from>to``). Counts are held as UInt8 (kind "count").
+
+Metrics, over samples with gold (blank when no sample has gold):
+
+- ``errors_n_gold_{u}`` = Σ (tp + fn) and ``errors_n_pred_{s}_{u}`` = Σ (tp + fp): the pairs classified;
+- ``errors_{class}_{s}_{u}``: Σ count (exact: Σ tp);
+- ``…_per_gold`` = count / errors_n_gold (gold-side classes: exact … missed sum to 1) and
+  ``…_per_pred`` = count / errors_n_pred (exact, paired classes and spurious sum to 1); blank on a 0 denominator;
+- ``errors_repaired_{class}_{u}`` and its ``_rate`` (/ stage-1 count of the class),
+  ``errors_introduced_{class}_{u}`` and its ``_rate`` (/ final count of the class),
+  ``errors_changed_{class}_{u}`` and its ``_rate`` (/ stage-1 count of the class).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from aggregator.metrics.exprs import on_gold, ratio
+from aggregator.metrics.family import Family, RowInput
+from aggregator.metrics.registry import Metric, Registry
+from aggregator.units.error_anatomy import UNIT_CLASSES, classify, counts, gold_side, items, transitions
+from aggregator.units.error_classes import EXACT, PAIRED, SPURIOUS
+from aggregator.units.sample_counts import STAGES, Column
+
+UNITS = tuple(UNIT_CLASSES)
+UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
+STAGE_LABELS = {"s1": "S1", "s2": "S2"}
+MOVES = ("repaired", "introduced", "changed")
+MOVE_TEXT = {
+    "repaired": "stage-1 {c} errors the review repaired (gold pair exact at the final stage; a spurious pair dropped or explaining a gold pair)",
+    "introduced": "final {c} errors the review introduced (gold pair exact at stage 1; a spurious pair new or not spurious at stage 1)",
+    "changed": "stage-1 {c} errors that became another error class at the final stage",
+}
+
+
+def move_classes(unit: str, move: str) -> tuple[str, ...]:
+    """The classes a transition column exists for: class changes are read on gold pairs only."""
+    return gold_side(unit) if move == "changed" else UNIT_CLASSES[unit]
+
+
+def _columns() -> tuple[Column, ...]:
+    out = []
+    for unit in UNITS:
+        for stage in STAGES:
+            out += [Column(f"err_{unit}_{stage}_{c}", "count", f"{c} errors of {stage.upper()} under {unit}")
+                    for c in UNIT_CLASSES[unit]]
+        for move in MOVES:
+            out += [Column(f"err_{unit}_{move}_{c}", "count", MOVE_TEXT[move].format(c=c) + f" under {unit}")
+                    for c in move_classes(unit, move)]
+        out.append(Column(f"err_{unit}_changes", "label",
+                          f"class changes under {unit} from stage 1 to final, each from>to, sorted, comma-separated",
+                          nullable=True))
+    return tuple(out)
+
+
+COLUMNS = _columns()
+
+
+def row(inp: RowInput) -> tuple[object, ...]:
+    record = inp.record
+    out: list[object] = []
+    same = record.stage1 == record.final
+    for unit in UNITS:
+        gold = items(unit, record.gold)
+        first_pred = items(unit, record.stage1)
+        first = classify(unit, gold, first_pred)
+        first_counts = counts(unit, first)
+        if same:
+            out += first_counts * 2
+            out += [0] * sum(len(move_classes(unit, m)) for m in MOVES)
+            out.append(None)
+            continue
+        final_pred = items(unit, record.final)
+        final = classify(unit, gold, final_pred)
+        out += first_counts
+        out += counts(unit, final)
+        moved = transitions(unit, first, final, first_pred, final_pred)
+        for values in moved[:3]:
+            out += values.values()
+        out.append(",".join(moved.changes) or None)
+    return tuple(out)
+
+
+def _sum(column: str) -> pl.Expr:
+    return on_gold(column).sum()
+
+
+def _count(unit: str, stage: str, cls: str) -> pl.Expr:
+    return _sum(f"{unit}_{stage}_tp") if cls == EXACT else _sum(f"err_{unit}_{stage}_{cls}")
+
+
+def _declare_stage(reg: Registry, unit: str, stage: str, n_gold: pl.Expr) -> None:
+    label, st = UNIT_LABELS[unit], STAGE_LABELS[stage]
+    n_pred = _sum(f"{unit}_{stage}_tp") + _sum(f"{unit}_{stage}_fp")
+    reg.add(Metric(f"errors_n_pred_{stage}_{unit}", f"{label} predicted pairs {st}",
+                   f"{st} pairs classified under {unit} over samples with gold", f"Σ (tp + fp), {unit} {st}",
+                   n_pred, kind="int", averaging="count"))
+    classes = (EXACT, *UNIT_CLASSES[unit])
+    for cls in classes:
+        source = f"Σ tp, {unit} {st}" if cls == EXACT else f"Σ err_{unit}_{stage}_{cls}"
+        reg.add(Metric(f"errors_{cls}_{stage}_{unit}", f"{label} {cls} {st}",
+                       f"{cls} {'matches' if cls == EXACT else 'errors'} of {st} under {unit}", source,
+                       _count(unit, stage, cls), kind="int", averaging="count", higher_is_better=cls == EXACT))
+    for side, denominator, side_classes, what in (
+        ("gold", n_gold, (EXACT, *gold_side(unit)), "gold"),
+        ("pred", n_pred, tuple(c for c in classes if c in (EXACT, *PAIRED, SPURIOUS)), "predicted"),
+    ):
+        n_name = f"errors_n_gold_{unit}" if side == "gold" else f"errors_n_pred_{stage}_{unit}"
+        for cls in side_classes:
+            reg.add(Metric(f"errors_{cls}_{stage}_{unit}_per_{side}", f"{label} {cls} per {what} {st}",
+                           f"share of {what} pairs under {unit} that are {cls} at {st} (n = {n_name})",
+                           f"errors_{cls}_{stage}_{unit} / {n_name}", ratio(_count(unit, stage, cls), denominator),
+                           averaging="pooled", blank_when=f"{n_name} = 0", higher_is_better=cls == EXACT))
+
+
+def _declare_moves(reg: Registry, unit: str) -> None:
+    label = UNIT_LABELS[unit]
+    for move in MOVES:
+        stage = "s2" if move == "introduced" else "s1"
+        for cls in move_classes(unit, move):
+            name = f"errors_{move}_{cls}_{unit}"
+            total = f"errors_{cls}_{stage}_{unit}"
+            better = {"repaired": True, "introduced": False, "changed": None}[move]
+            reg.add(Metric(name, f"{label} {cls} {move}", MOVE_TEXT[move].format(c=cls) + f" ({unit})",
+                           f"Σ err_{unit}_{move}_{cls}", _sum(f"err_{unit}_{move}_{cls}"), kind="int",
+                           averaging="count", higher_is_better=better))
+            reg.add(Metric(f"{name}_rate", f"{label} {cls} {move} rate",
+                           f"share of {STAGE_LABELS[stage]} {cls} errors under {unit} that were {move} (n = {total})",
+                           f"{name} / {total}", ratio(_sum(f"err_{unit}_{move}_{cls}"), _count(unit, stage, cls)),
+                           averaging="pooled", blank_when=f"{total} = 0", higher_is_better=better))
+
+
+def declare(reg: Registry) -> None:
+    for unit in UNITS:
+        n_gold = _sum(f"{unit}_s1_tp") + _sum(f"{unit}_s1_fn")
+        reg.add(Metric(f"errors_n_gold_{unit}", f"{UNIT_LABELS[unit]} gold pairs",
+                       f"gold pairs classified under {unit} over samples with gold", f"Σ (tp + fn), {unit}",
+                       n_gold, kind="int", averaging="count"))
+        for stage in STAGES:
+            _declare_stage(reg, unit, stage, n_gold)
+        _declare_moves(reg, unit)
+
+
+FAMILY = Family(
+    name="errors",
+    title="Error anatomy",
+    source="docs/errors.md",
+    columns=COLUMNS,
+    row=row,
+    declare=declare,
+)

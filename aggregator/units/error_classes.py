@@ -1,0 +1,125 @@
+"""Error classes of a comparison and the matching that assigns them (shared by scorecards and formats).
+
+Every gold item and every predicted item of one comparison gets exactly one class. The classes,
+in precedence order (names as error analyses in information extraction use them: MUC's
+*missing* and *spurious*, SemEval-2013 Task 9.1's *partial* boundary and wrong *type*, the ABSA
+elements polarity, category and implicit aspect; docs/errors.md):
+
+==========  =======================================================================
+exact       the unit counts the pair as a true positive
+polarity    same aspect as the unit sees it, other polarity
+category    same term, other ref (units that carry a ref)
+boundary    the terms overlap but differ (:func:`term_overlap` ≥ :data:`BOUNDARY_THRESHOLD`)
+implicit    one side implicit (no term), the other explicit
+spurious    a prediction left over (pred side only)
+missed      a gold item left over (gold side only)
+==========  =======================================================================
+
+:func:`assign` takes the exact matches as the unit makes them, then, class by class in this order,
+pairs the items still left over that the class's relation joins. One prediction explains at most
+one gold item and the reverse. Within a class it takes a maximum matching (as many pairs as
+possible), and among those the one with the highest total preference (each relation scores a pair
+in [0, 1): same polarity, shared term, larger overlap); what remains ties is settled by the items'
+sorted order (the Hungarian method of :func:`scipy.optimize.linear_sum_assignment` on the sorted
+items). Items are distinct and sorted before they are matched, so neither the order of the tuples
+nor repeated tuples change a class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from difflib import SequenceMatcher
+from typing import NamedTuple, TypeVar
+
+EXACT, POLARITY, CATEGORY, BOUNDARY, IMPLICIT, SPURIOUS, MISSED = (
+    "exact", "polarity", "category", "boundary", "implicit", "spurious", "missed")
+PAIRED = (POLARITY, CATEGORY, BOUNDARY, IMPLICIT)
+"""The classes that pair one gold item with one prediction (in precedence order)."""
+CLASSES = (EXACT, *PAIRED, SPURIOUS, MISSED)
+BOUNDARY_THRESHOLD = 0.5
+"""Two different terms overlap when their longest common part covers at least half of the shorter."""
+
+G = TypeVar("G")
+P = TypeVar("P")
+Relation = Callable[[G, P], "float | None"]
+"""A class's relation: None when it does not join the gold item and the prediction, else a
+preference score in [0, 1) (higher is chosen first among matchings of equal size)."""
+
+
+class Assignment(NamedTuple):
+    """Each gold item's and each prediction's class, and which prediction explains which gold item."""
+
+    gold: list[str]
+    pred: list[str]
+    partner: list[int | None]
+    """For each gold item, the index of the prediction paired with it (None: missed)."""
+
+
+def common_run(a: Sequence[object], b: Sequence[object]) -> int:
+    """Length of the longest contiguous run that ``a`` and ``b`` share (characters of a text, tokens of a list)."""
+    if not a or not b:
+        return 0
+    return SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
+
+
+def term_overlap(a: str, b: str) -> float:
+    """How much of the shorter term the longest common substring covers: 1.0 when one contains the
+    other, 0.0 when either is empty (implicit). Terms are compared as the unit keys them."""
+    if not a or not b:
+        return 0.0
+    if a in b or b in a:
+        return 1.0
+    return common_run(a, b) / min(len(a), len(b))
+
+
+def overlaps(a: str, b: str) -> bool:
+    """The boundary relation of two terms: both explicit, different, overlapping at or above the threshold."""
+    return a != b and term_overlap(a, b) >= BOUNDARY_THRESHOLD
+
+
+def assign(
+    gold: Sequence[G],
+    pred: Sequence[P],
+    exact: Sequence[tuple[int, int]],
+    ladder: Sequence[tuple[str, Relation[G, P]]],
+) -> Assignment:
+    """Classes of distinct, sorted ``gold`` and ``pred`` items: ``exact`` holds the (gold index, pred
+    index) pairs the unit matches; ``ladder`` the paired classes after it, in precedence order."""
+    gold_class = [MISSED] * len(gold)
+    pred_class = [SPURIOUS] * len(pred)
+    partner: list[int | None] = [None] * len(gold)
+    for g, p in exact:
+        gold_class[g], pred_class[p], partner[g] = EXACT, EXACT, p
+    left_gold = [g for g, c in enumerate(gold_class) if c == MISSED]
+    left_pred = [p for p, c in enumerate(pred_class) if c == SPURIOUS]
+    for name, relation in ladder:
+        if not left_gold or not left_pred:
+            break
+        edges = [(g, p, score) for g in left_gold for p in left_pred
+                 if (score := relation(gold[g], pred[p])) is not None]
+        for g, p in _best_matching(edges):
+            gold_class[g], pred_class[p], partner[g] = name, name, p
+        if edges:
+            left_gold = [g for g in left_gold if gold_class[g] == MISSED]
+            left_pred = [p for p in left_pred if pred_class[p] == SPURIOUS]
+    return Assignment(gold_class, pred_class, partner)
+
+
+def _best_matching(edges: list[tuple[int, int, float]]) -> list[tuple[int, int]]:
+    """A maximum matching of ``edges`` with the highest total score (see the module docstring)."""
+    if not edges:
+        return []
+    rows = sorted({g for g, _, _ in edges})
+    cols = sorted({p for _, p, _ in edges})
+    if len(rows) == len(edges) == len(cols):
+        return [(g, p) for g, p, _ in edges]
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    row_of, col_of = {g: i for i, g in enumerate(rows)}, {p: j for j, p in enumerate(cols)}
+    weight = np.zeros((len(rows), len(cols)))
+    size = float(min(len(rows), len(cols)) + 1)
+    for g, p, score in edges:
+        weight[row_of[g], col_of[p]] = size + score
+    chosen_rows, chosen_cols = linear_sum_assignment(weight, maximize=True)
+    return [(rows[i], cols[j]) for i, j in zip(chosen_rows, chosen_cols) if weight[i, j] > 0]
