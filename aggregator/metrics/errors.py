@@ -20,7 +20,7 @@ Metrics, over samples with gold (blank when no sample has gold):
 
 from __future__ import annotations
 
-import polars as pl
+from typing import TYPE_CHECKING
 
 from aggregator.metrics.exprs import on_gold, ratio
 from aggregator.metrics.family import Family, RowInput
@@ -28,6 +28,9 @@ from aggregator.metrics.registry import Metric, Registry
 from aggregator.units.error_anatomy import UNIT_CLASSES, classify, counts, gold_side, items, transitions
 from aggregator.units.error_classes import EXACT, PAIRED, SPURIOUS
 from aggregator.units.sample_counts import STAGES, Column
+
+if TYPE_CHECKING:
+    import polars as pl
 
 UNITS = tuple(UNIT_CLASSES)
 UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
