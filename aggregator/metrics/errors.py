@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from aggregator.metrics.exprs import on_gold, ratio
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.units.error_anatomy import UNIT_CLASSES, classify, counts, gold_side, items, transitions
+from aggregator.units.error_anatomy import UNIT_CLASSES, all_items, classify, counts, gold_side, transitions
 from aggregator.units.error_classes import EXACT, PAIRED, SPURIOUS
 from aggregator.units.sample_counts import STAGES, Column
 
@@ -37,10 +37,18 @@ UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
 STAGE_LABELS = {"s1": "S1", "s2": "S2"}
 MOVES = ("repaired", "introduced", "changed")
 MOVE_TEXT = {
-    "repaired": "stage-1 {c} errors the review repaired (gold pair exact at the final stage; a spurious pair dropped or explaining a gold pair)",
-    "introduced": "final {c} errors the review introduced (gold pair exact at stage 1; a spurious pair new or not spurious at stage 1)",
-    "changed": "stage-1 {c} errors that became another error class at the final stage",
+    "repaired": ("stage-1 {c} errors the review repaired (the gold pair exact at the final stage)",
+                 "stage-1 spurious pairs the review repaired (dropped, or explaining a gold pair at the final stage)"),
+    "introduced": ("final {c} errors the review introduced (the gold pair exact at stage 1)",
+                   "final spurious pairs the review introduced (new, or explaining a gold pair at stage 1)"),
+    "changed": ("stage-1 {c} errors that became another error class at the final stage", ""),
 }
+
+
+def move_text(move: str, cls: str) -> str:
+    """What a transition column counts for one class."""
+    gold, spurious = MOVE_TEXT[move]
+    return spurious if cls == SPURIOUS else gold.format(c=cls)
 
 
 def move_classes(unit: str, move: str) -> tuple[str, ...]:
@@ -55,7 +63,7 @@ def _columns() -> tuple[Column, ...]:
             out += [Column(f"err_{unit}_{stage}_{c}", "count", f"{c} errors of {stage.upper()} under {unit}")
                     for c in UNIT_CLASSES[unit]]
         for move in MOVES:
-            out += [Column(f"err_{unit}_{move}_{c}", "count", MOVE_TEXT[move].format(c=c) + f" under {unit}")
+            out += [Column(f"err_{unit}_{move}_{c}", "count", move_text(move, c) + f" under {unit}")
                     for c in move_classes(unit, move)]
         out.append(Column(f"err_{unit}_changes", "label",
                           f"class changes under {unit} from stage 1 to final, each from>to, sorted, comma-separated",
@@ -69,18 +77,16 @@ COLUMNS = _columns()
 def row(inp: RowInput) -> tuple[object, ...]:
     record = inp.record
     out: list[object] = []
-    same = record.stage1 == record.final
+    gold_items, first_items = all_items(record.gold), all_items(record.stage1)
+    final_items = first_items if record.final == record.stage1 else all_items(record.final)
     for unit in UNITS:
-        gold = items(unit, record.gold)
-        first_pred = items(unit, record.stage1)
+        gold, first_pred, final_pred = gold_items[unit], first_items[unit], final_items[unit]
         first = classify(unit, gold, first_pred)
         first_counts = counts(unit, first)
-        if same:
+        if final_pred == first_pred:
             out += first_counts * 2
-            out += [0] * sum(len(move_classes(unit, m)) for m in MOVES)
-            out.append(None)
+            out += _NO_MOVES[unit]
             continue
-        final_pred = items(unit, record.final)
         final = classify(unit, gold, final_pred)
         out += first_counts
         out += counts(unit, final)
@@ -89,6 +95,9 @@ def row(inp: RowInput) -> tuple[object, ...]:
             out += values.values()
         out.append(",".join(moved.changes) or None)
     return tuple(out)
+
+
+_NO_MOVES = {unit: [*[0] * sum(len(move_classes(unit, m)) for m in MOVES), None] for unit in UNITS}
 
 
 def _sum(column: str) -> pl.Expr:
@@ -131,7 +140,7 @@ def _declare_moves(reg: Registry, unit: str) -> None:
             name = f"errors_{move}_{cls}_{unit}"
             total = f"errors_{cls}_{stage}_{unit}"
             better = {"repaired": True, "introduced": False, "changed": None}[move]
-            reg.add(Metric(name, f"{label} {cls} {move}", MOVE_TEXT[move].format(c=cls) + f" ({unit})",
+            reg.add(Metric(name, f"{label} {cls} {move}", move_text(move, cls) + f" ({unit})",
                            f"Σ err_{unit}_{move}_{cls}", _sum(f"err_{unit}_{move}_{cls}"), kind="int",
                            averaging="count", higher_is_better=better))
             reg.add(Metric(f"{name}_rate", f"{label} {cls} {move} rate",

@@ -21,7 +21,8 @@ positives, so gold classes sum to tp + fn and prediction classes to tp + fp, per
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from aggregator.units.error_classes import (
@@ -30,6 +31,7 @@ from aggregator.units.error_classes import (
     EXACT,
     IMPLICIT,
     MISSED,
+    PAIRED,
     POLARITY,
     SPURIOUS,
     Assignment,
@@ -41,7 +43,7 @@ from aggregator.units.projection import surface_key
 from scorecards.normalize import norm_term
 
 if TYPE_CHECKING:
-    from aggregator.units.error_classes import Relation
+    from aggregator.units.error_classes import Relate, Scores
     from aggregator.units.projection import Pair, UnitName
     from scorecards.tuples import EvalTuple
 
@@ -70,34 +72,38 @@ class Item(NamedTuple):
         return self.key, self.polarity
 
 
-def _ref_key(t: EvalTuple) -> str | None:
-    return t.aspect_ref or None
-
-
-def _surface_key(t: EvalTuple) -> str | None:
-    return surface_key(t.aspect_term)
-
-
-def _attribute_key(t: EvalTuple) -> str | None:
-    _, sep, attribute = t.aspect_ref.partition("#")
+@lru_cache(maxsize=1 << 14)
+def _attribute(ref: str) -> str | None:
+    _, sep, attribute = ref.partition("#")
     attribute = attribute.strip()
     return norm_term(attribute) if sep and attribute else None
 
 
-KEYS: dict[str, Callable[[EvalTuple], str | None]] = {
-    "refpol": _ref_key, "otepol": _surface_key, "attrpol": _attribute_key}
-"""A tuple's key under each unit (None: no pair), as the unit's projection makes it."""
+def all_items(tuples: Iterable[EvalTuple]) -> dict[str, list[Item]]:
+    """Every unit's pairs of ``tuples`` (refpol: the ref, otepol: the surface key of the term, attrpol:
+    the ref's attribute, as the units' projections key them), sorted, each with its terms."""
+    surface: dict[tuple[str, str], None] = {}
+    refs: dict[tuple[str, str], set[str]] = {}
+    attributes: dict[tuple[str, str], set[str]] = {}
+    for ref, term, polarity in tuples:
+        key = surface_key(term)
+        surface[key, polarity] = None
+        if ref:
+            refs.setdefault((ref, polarity), set()).add(key)
+            attribute = _attribute(ref)
+            if attribute is not None:
+                attributes.setdefault((attribute, polarity), set()).add(key)
+    return {"refpol": _sorted_items(refs), "otepol": [Item(k, p, (k,)) for k, p in sorted(surface)],
+            "attrpol": _sorted_items(attributes)}
+
+
+def _sorted_items(pairs: dict[tuple[str, str], set[str]]) -> list[Item]:
+    return [Item(k, p, tuple(sorted(terms)) if len(terms) > 1 else tuple(terms)) for (k, p), terms in sorted(pairs.items())]
 
 
 def items(unit: str, tuples: Iterable[EvalTuple]) -> list[Item]:
-    """The unit's pairs of ``tuples``, sorted, each with its terms."""
-    key_of = KEYS[unit]
-    found: dict[tuple[str, str], set[str]] = {}
-    for t in tuples:
-        key = key_of(t)
-        if key is not None:
-            found.setdefault((key, t.polarity), set()).add(surface_key(t.aspect_term))
-    return [Item(key, polarity, tuple(sorted(terms))) for (key, polarity), terms in sorted(found.items())]
+    """The unit's pairs of ``tuples`` (:func:`all_items`)."""
+    return all_items(tuples)[unit]
 
 
 def exact_pairs(unit: str, gold: Sequence[Item], pred: Sequence[Item]) -> list[tuple[int, int]]:
@@ -107,7 +113,7 @@ def exact_pairs(unit: str, gold: Sequence[Item], pred: Sequence[Item]) -> list[t
     where = {p.pair: j for j, p in enumerate(pred)}
     implicit_any = unit == "otepol"
     out = [(i, where[g.pair]) for i, g in enumerate(gold) if (g.key or not implicit_any) and g.pair in where]
-    if implicit_any:
+    if implicit_any and any(not g.key for g in gold):
         taken = {j for _, j in out}
         for i, g in enumerate(gold):
             if g.key:
@@ -119,56 +125,53 @@ def exact_pairs(unit: str, gold: Sequence[Item], pred: Sequence[Item]) -> list[t
     return out
 
 
-def _same_polarity(g: Item, p: Item) -> float:
-    return 0.5 if g.polarity == p.polarity else 0.0
+NONE4: tuple[None, None, None, None] = (None, None, None, None)
 
 
-def _polarity(g: Item, p: Item) -> float | None:
-    if g.polarity == p.polarity or g.key != p.key:
-        return None
-    return 0.5 if set(g.terms) & set(p.terms) else 0.0
+@lru_cache(maxsize=1 << 16)
+def _terms_relation(gold_terms: tuple[str, ...], pred_terms: tuple[str, ...]) -> tuple[bool, float | None, bool]:
+    """Whether two items share a term, their best boundary overlap (None: none overlaps), and whether
+    one has an implicit term and the other an explicit one (terms sorted: ``""`` first)."""
+    shared = not set(gold_terms).isdisjoint(pred_terms)
+    best = max((term_overlap(a, b) for a in gold_terms for b in pred_terms if overlaps(a, b)), default=None)
+    implicit = (gold_terms[0] == "" and pred_terms[-1] != "") or (pred_terms[0] == "" and gold_terms[-1] != "")
+    return shared, best, implicit
 
 
-def _polarity_surface(g: Item, p: Item) -> float | None:
-    if g.polarity == p.polarity or (g.key and g.key != p.key):
-        return None
-    return 0.5 if g.key == p.key else 0.0
+def _term_relations(g: Item, p: Item) -> tuple[float | None, float | None, float | None]:
+    """Category, boundary and implicit scores of two items with different keys."""
+    same = 0.5 if g.polarity == p.polarity else 0.0
+    shared, best, implicit = _terms_relation(g.terms, p.terms)
+    return (same if shared else None, None if best is None else same + 0.4 * best, same if implicit else None)
 
 
-def _category(g: Item, p: Item) -> float | None:
-    if g.key == p.key or not set(g.terms) & set(p.terms):
-        return None
-    return _same_polarity(g, p)
-
-
-def _boundary(g: Item, p: Item) -> float | None:
+def _relate_ref(g: Item, p: Item) -> Scores:
+    """refpol and attrpol: polarity (same key; prefers a shared term), category, boundary, implicit."""
     if g.key == p.key:
-        return None
-    best = max((term_overlap(a, b) for a in g.terms for b in p.terms if overlaps(a, b)), default=None)
-    return None if best is None else _same_polarity(g, p) + 0.4 * best
+        if g.polarity == p.polarity:
+            return NONE4
+        return (0.0 if set(g.terms).isdisjoint(p.terms) else 0.5, None, None, None)
+    return (None, *_term_relations(g, p))
 
 
-def _implicit(g: Item, p: Item) -> float | None:
+def _relate_surface(g: Item, p: Item) -> Scores:
+    """otepol: polarity (same key, or any key for an implicit gold pair; prefers the same key),
+    boundary, implicit (no category: the unit carries no ref)."""
+    polarity = None if g.polarity == p.polarity or (g.key and g.key != p.key) else (0.5 if g.key == p.key else 0.0)
     if g.key == p.key:
-        return None
-    gold_implicit, pred_implicit = "" in g.terms, "" in p.terms
-    gold_explicit, pred_explicit = g.terms[-1] != "", p.terms[-1] != ""
-    if (gold_implicit and pred_explicit) or (pred_implicit and gold_explicit):
-        return _same_polarity(g, p)
-    return None
+        return (polarity, None, None)
+    _, boundary, implicit = _term_relations(g, p)
+    return (polarity, boundary, implicit)
 
 
-RELATIONS: dict[str, Relation[Item, Item]] = {CATEGORY: _category, BOUNDARY: _boundary, IMPLICIT: _implicit}
-LADDERS: dict[str, list[tuple[str, Relation[Item, Item]]]] = {
-    unit: [(POLARITY, _polarity_surface if unit == "otepol" else _polarity),
-           *((c, RELATIONS[c]) for c in classes if c in RELATIONS)]
-    for unit, classes in UNIT_CLASSES.items()
-}
+RELATE: dict[str, Relate[Item, Item]] = {"refpol": _relate_ref, "otepol": _relate_surface, "attrpol": _relate_ref}
+LADDERS: dict[str, tuple[str, ...]] = {unit: tuple(c for c in classes if c in PAIRED)
+                                       for unit, classes in UNIT_CLASSES.items()}
 
 
 def classify(unit: UnitName | str, gold: Sequence[Item], pred: Sequence[Item]) -> Assignment:
     """Every gold and predicted item's class under ``unit`` (items as :func:`items` gives them)."""
-    return assign(gold, pred, exact_pairs(unit, gold, pred), LADDERS[unit])
+    return assign(gold, pred, exact_pairs(unit, gold, pred), LADDERS[unit], RELATE[unit])
 
 
 class Transitions(NamedTuple):
@@ -210,8 +213,5 @@ def transitions(unit: str, s1: Assignment, s2: Assignment, s1_pred: Sequence[Ite
 def counts(unit: str, assignment: Assignment) -> list[int]:
     """The count of each of the unit's error classes (:data:`UNIT_CLASSES` order): gold-side classes
     counted on gold pairs, spurious on predictions."""
-    out = []
-    for c in UNIT_CLASSES[unit]:
-        out.append(assignment.pred.count(c) if c == SPURIOUS else assignment.gold.count(c))
-    return out
-
+    gold, pred = assignment.gold, assignment.pred
+    return [pred.count(c) if c == SPURIOUS else gold.count(c) for c in UNIT_CLASSES[unit]]

@@ -27,8 +27,10 @@ nor repeated tuples change a class.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import NamedTuple, TypeVar
 
 EXACT, POLARITY, CATEGORY, BOUNDARY, IMPLICIT, SPURIOUS, MISSED = (
@@ -41,9 +43,11 @@ BOUNDARY_THRESHOLD = 0.5
 
 G = TypeVar("G")
 P = TypeVar("P")
-Relation = Callable[[G, P], "float | None"]
-"""A class's relation: None when it does not join the gold item and the prediction, else a
-preference score in [0, 1) (higher is chosen first among matchings of equal size)."""
+Scores = tuple["float | None", ...]
+Relate = Callable[[G, P], Scores]
+"""The relations of a ladder at once: for a gold item and a prediction, one entry per paired class
+of the ladder, None when that class's relation does not join them, else a preference score in
+[0, 1) (higher is chosen first among matchings of equal size)."""
 
 
 class Assignment(NamedTuple):
@@ -62,6 +66,7 @@ def common_run(a: Sequence[object], b: Sequence[object]) -> int:
     return SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
 
 
+@lru_cache(maxsize=1 << 16)
 def term_overlap(a: str, b: str) -> float:
     """How much of the shorter term the longest common substring covers: 1.0 when one contains the
     other, 0.0 when either is empty (implicit). Terms are compared as the unit keys them."""
@@ -69,22 +74,46 @@ def term_overlap(a: str, b: str) -> float:
         return 0.0
     if a in b or b in a:
         return 1.0
-    return common_run(a, b) / min(len(a), len(b))
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    run = _threshold_run(short)
+    if not _shares_run(short, long, run):
+        return common_run(a, b) / len(short)
+    while _shares_run(short, long, run + 1):
+        run += 1
+    return run / len(short)
 
 
+@lru_cache(maxsize=1 << 16)
 def overlaps(a: str, b: str) -> bool:
-    """The boundary relation of two terms: both explicit, different, overlapping at or above the threshold."""
-    return a != b and term_overlap(a, b) >= BOUNDARY_THRESHOLD
+    """The boundary relation of two terms: both explicit, different, and :func:`term_overlap` ≥
+    :data:`BOUNDARY_THRESHOLD` (tested with substring searches, which run in C)."""
+    if not a or not b or a == b:
+        return False
+    if a in b or b in a:
+        return True
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return _shares_run(short, long, _threshold_run(short))
+
+
+def _threshold_run(short: str) -> int:
+    """The shortest common run that reaches the threshold for a shorter term of this length."""
+    return math.ceil(BOUNDARY_THRESHOLD * len(short))
+
+
+def _shares_run(short: str, long: str, run: int) -> bool:
+    return any(short[i:i + run] in long for i in range(len(short) - run + 1))
 
 
 def assign(
     gold: Sequence[G],
     pred: Sequence[P],
     exact: Sequence[tuple[int, int]],
-    ladder: Sequence[tuple[str, Relation[G, P]]],
+    ladder: Sequence[str],
+    relate: Relate[G, P],
 ) -> Assignment:
     """Classes of distinct, sorted ``gold`` and ``pred`` items: ``exact`` holds the (gold index, pred
-    index) pairs the unit matches; ``ladder`` the paired classes after it, in precedence order."""
+    index) pairs the unit matches; ``ladder`` names the paired classes after it, in precedence
+    order, and ``relate`` gives their relations (:data:`Relate`)."""
     gold_class = [MISSED] * len(gold)
     pred_class = [SPURIOUS] * len(pred)
     partner: list[int | None] = [None] * len(gold)
@@ -92,17 +121,19 @@ def assign(
         gold_class[g], pred_class[p], partner[g] = EXACT, EXACT, p
     left_gold = [g for g, c in enumerate(gold_class) if c == MISSED]
     left_pred = [p for p, c in enumerate(pred_class) if c == SPURIOUS]
-    for name, relation in ladder:
-        if not left_gold or not left_pred:
-            break
-        edges = [(g, p, score) for g in left_gold for p in left_pred
-                 if (score := relation(gold[g], pred[p])) is not None]
-        for g, p in _best_matching(edges):
+    if not left_gold or not left_pred:
+        return Assignment(gold_class, pred_class, partner)
+    related = [(g, p, scores) for g in left_gold for p in left_pred
+               if (scores := relate(gold[g], pred[p])) != _UNRELATED[len(scores)]]
+    for k, name in enumerate(ladder):
+        edges = [(g, p, scores[k]) for g, p, scores in related
+                 if scores[k] is not None and gold_class[g] == MISSED and pred_class[p] == SPURIOUS]
+        for g, p in _best_matching(edges):  # type: ignore[arg-type]
             gold_class[g], pred_class[p], partner[g] = name, name, p
-        if edges:
-            left_gold = [g for g in left_gold if gold_class[g] == MISSED]
-            left_pred = [p for p in left_pred if pred_class[p] == SPURIOUS]
     return Assignment(gold_class, pred_class, partner)
+
+
+_UNRELATED = [(None,) * n for n in range(len(CLASSES))]
 
 
 def _best_matching(edges: list[tuple[int, int, float]]) -> list[tuple[int, int]]:
@@ -114,7 +145,7 @@ def _best_matching(edges: list[tuple[int, int, float]]) -> list[tuple[int, int]]
     if len(rows) == len(edges) == len(cols):
         return [(g, p) for g, p, _ in edges]
     import numpy as np
-    from scipy.optimize import linear_sum_assignment
+    from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]
 
     row_of, col_of = {g: i for i, g in enumerate(rows)}, {p: j for j, p in enumerate(cols)}
     weight = np.zeros((len(rows), len(cols)))
