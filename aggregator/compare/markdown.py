@@ -201,6 +201,8 @@ def consistency_section(consistency: pl.DataFrame) -> list[str]:
 
 def comparison_markdown(result: ComparisonResult) -> str:
     """The whole report."""
+    from aggregator.compare.errors_section import errors_section
+
     counts = result.runs.group_by("condition", maintain_order=True).len().iter_rows()
     lines = [
         "# Run comparison",
@@ -216,6 +218,7 @@ def comparison_markdown(result: ComparisonResult) -> str:
     ]
     lines += conditions_section(result)
     lines += paired_section(result)
+    lines += errors_section(result)
     lines += subsets_section(result)
     lines += agreement_section(result)
     lines += flips_section(result.flips)

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 import msgspec
 import polars as pl
 
+from aggregator.outputs.error_views import has_errors
+from aggregator.report.error_report import CODES, sample_errors
 from aggregator.report.html import script_json
 from aggregator.run.per_sample import TRANSITIONS
 from aggregator.units.projection import UNITS
@@ -139,4 +141,8 @@ def sample_payload(
         }
         for unit, name in unit_names.items()
     }
+    if has_errors(table):
+        payload["error_classes"] = [[code, name] for name, code in CODES.items()]
+        for unit in unit_names:
+            payload["units"][unit]["errors"] = msgspec.Raw(msgspec.json.encode(sample_errors(table, unit)))  # type: ignore[index]
     return payload
