@@ -40,11 +40,11 @@ def change_counts(table: pl.DataFrame, unit: str) -> Counter[tuple[str, str]]:
     return found
 
 
-def item_text(item: Item) -> str:
-    """``key · “term” / “term” · polarity`` (``implicit`` for an empty term); ``“term” · polarity``
-    when the key is the term (otepol)."""
+def item_text(item: Item, unit: str) -> str:
+    """``key · “term” / “term” · polarity`` (``implicit`` for an empty term); under otepol, whose key
+    is the term, ``“term” · polarity``."""
     terms = " / ".join(f"“{t}”" if t else "implicit" for t in item.terms)
-    if item.terms == (item.key,):
+    if unit == "otepol":
         return f"{terms} · {item.polarity}"
     return f"{item.key or 'implicit'} · {terms} · {item.polarity}"
 
@@ -71,11 +71,11 @@ def examples(table: pl.DataFrame, unit: str, cls: str, limit: int = EXAMPLES) ->
         text = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
         if cls == SPURIOUS:
             j = found.pred.index(cls)
-            out.append(Example(key, text, None, item_text(pred[j])))
+            out.append(Example(key, text, None, item_text(pred[j], unit)))
             continue
         i = found.gold.index(cls)
         partner = found.partner[i]
-        out.append(Example(key, text, item_text(gold[i]), None if partner is None else item_text(pred[partner])))
+        out.append(Example(key, text, item_text(gold[i], unit), None if partner is None else item_text(pred[partner], unit)))
     return out
 
 
