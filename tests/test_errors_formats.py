@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from aggregator.formats.errors import ASPECT_BOUNDARY, OPINION_BOUNDARY, Ladder, anatomy, classes_of, sentence_classes
 from aggregator.formats.model import IMPLICIT, AbsaTuple, CharSpan, TokenSpan, Words
 from aggregator.formats.units import unit
-from aggregator.units.error_classes import CATEGORY, EXACT, IMPLICIT as IMPLICIT_CLASS, MISSED, POLARITY, SPURIOUS
+from aggregator.units.error_classes import CATEGORY, EXACT, MISSED, POLARITY, SPURIOUS
+from aggregator.units.error_classes import IMPLICIT as IMPLICIT_CLASS
 from tests.conftest import FIXTURES, run_cli
 from tests.format_strategies import corpus, reshuffled
 from tests.peer_expected import case_files

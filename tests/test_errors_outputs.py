@@ -120,7 +120,8 @@ def test_a_comparison_gives_each_class_its_interval_and_paired_delta() -> None:
             assert len(rows) == len(conditions) + len(conditions) - 1, cls  # one row per condition, one per contrast
     row = result.conditions.filter((pl.col("metric") == CLASS_RATES[0]) & (pl.col("condition") == conditions[1])).row(0, named=True)
     assert row["ci_low"] < row["mean"] < row["ci_high"]
-    assert f"| Surface | boundary | `{conditions[1]}` | 5 | {row['mean']:.4f} ± {row['sd']:.4f} | [{row['ci_low']:.4f}, {row['ci_high']:.4f}] |" in section
+    cells = f"{row['mean']:.4f} ± {row['sd']:.4f} | [{row['ci_low']:.4f}, {row['ci_high']:.4f}]"
+    assert f"| Surface | boundary | `{conditions[1]}` | 5 | {cells} |" in section
     paired = result.paired.filter(pl.col("metric") == CLASS_RATES[0]).height
     assert paired == len(conditions) - 1
     table = paper_table(result, "ci")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -128,3 +129,23 @@ def test_transitions_account_for_every_change_of_class(gold: frozenset[EvalTuple
                 assert net == moved, (unit, cls)
             else:
                 assert net == values[f"err_{unit}_introduced_{cls}"] - values[f"err_{unit}_repaired_{cls}"]
+
+
+@FAST
+@given(weights=st.integers(1, 5).flatmap(lambda n: st.integers(1, 5).flatmap(
+    lambda m: st.lists(st.lists(st.sampled_from([0.0, 0.0, 1.0, 1.25, 1.5, 2.0]), min_size=m, max_size=m),
+                       min_size=n, max_size=n))))
+def test_the_matching_is_an_optimal_assignment(weights: list[list[float]]) -> None:
+    """The Hungarian method of the matching reaches scipy's optimum (ties may be broken otherwise)."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    from aggregator.units.error_classes import _assignment
+
+    matrix = np.array(weights)
+    flip = matrix.shape[0] > matrix.shape[1]
+    cost = (-matrix.T if flip else -matrix).tolist()
+    chosen = _assignment(cost)
+    assert len(set(chosen)) == len(chosen)
+    rows, cols = linear_sum_assignment(np.array(cost))
+    assert sum(cost[i][j] for i, j in enumerate(chosen)) == pytest.approx(float(np.array(cost)[rows, cols].sum()))

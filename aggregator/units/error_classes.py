@@ -20,9 +20,9 @@ pairs the items still left over that the class's relation joins. One prediction 
 one gold item and the reverse. Within a class it takes a maximum matching (as many pairs as
 possible), and among those the one with the highest total preference (each relation scores a pair
 in [0, 1): same polarity, shared term, larger overlap); what remains ties is settled by the items'
-sorted order (the Hungarian method of :func:`scipy.optimize.linear_sum_assignment` on the sorted
-items). Items are distinct and sorted before they are matched, so neither the order of the tuples
-nor repeated tuples change a class.
+sorted order (the Hungarian method, :func:`_assignment`, on the sorted items). Items are distinct
+and sorted before they are matched, so neither the order of the tuples nor repeated tuples change a
+class.
 """
 
 from __future__ import annotations
@@ -144,13 +144,54 @@ def _best_matching(edges: list[tuple[int, int, float]]) -> list[tuple[int, int]]
     cols = sorted({p for _, p, _ in edges})
     if len(rows) == len(edges) == len(cols):
         return [(g, p) for g, p, _ in edges]
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment  # type: ignore[import-untyped]
-
     row_of, col_of = {g: i for i, g in enumerate(rows)}, {p: j for j, p in enumerate(cols)}
-    weight = np.zeros((len(rows), len(cols)))
     size = float(min(len(rows), len(cols)) + 1)
+    weight = [[0.0] * len(cols) for _ in rows]
     for g, p, score in edges:
-        weight[row_of[g], col_of[p]] = size + score
-    chosen_rows, chosen_cols = linear_sum_assignment(weight, maximize=True)
-    return [(rows[i], cols[j]) for i, j in zip(chosen_rows, chosen_cols) if weight[i, j] > 0]
+        weight[row_of[g]][col_of[p]] = size + score
+    transposed = len(rows) > len(cols)
+    if transposed:
+        weight = [list(column) for column in zip(*weight)]
+    chosen = _assignment([[-w for w in line] for line in weight])
+    pairs = [(i, j) for i, j in enumerate(chosen) if weight[i][j] > 0]
+    return [(rows[j], cols[i]) if transposed else (rows[i], cols[j]) for i, j in pairs]
+
+
+def _assignment(cost: list[list[float]]) -> list[int]:
+    """The column of each row in a minimum-cost assignment of ``n ≤ m`` rows to ``m`` columns: the
+    Hungarian method with shortest augmenting paths (Kuhn-Munkres; rows taken in order, the first
+    column of least reduced cost on ties). The matchings here have a few rows, so plain Python."""
+    n, m = len(cost), len(cost[0])
+    u, v = [0.0] * (n + 1), [0.0] * (m + 1)
+    owner, way = [0] * (m + 1), [0] * (m + 1)
+    for i in range(1, n + 1):
+        owner[0], j0 = i, 0
+        least, used = [math.inf] * (m + 1), [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = owner[j0], math.inf, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    reduced = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if reduced < least[j]:
+                        least[j], way[j] = reduced, j0
+                    if least[j] < delta:
+                        delta, j1 = least[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                else:
+                    least[j] -= delta
+            j0 = j1
+            if owner[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            owner[j0] = owner[j1]
+            j0 = j1
+    column = [0] * n
+    for j in range(1, m + 1):
+        if owner[j]:
+            column[owner[j] - 1] = j - 1
+    return column
