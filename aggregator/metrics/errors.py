@@ -32,6 +32,8 @@ from aggregator.units.sample_counts import STAGES, Column
 if TYPE_CHECKING:
     import polars as pl
 
+    from aggregator.units.error_anatomy import Item
+
 UNITS = tuple(UNIT_CLASSES)
 UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
 STAGE_LABELS = {"s1": "S1", "s2": "S2"}
@@ -81,14 +83,12 @@ def row(inp: RowInput) -> tuple[object, ...]:
     final_items = first_items if record.final == record.stage1 else all_items(record.final)
     for unit in UNITS:
         gold, first_pred, final_pred = gold_items[unit], first_items[unit], final_items[unit]
-        first = classify(unit, gold, first_pred)
-        first_counts = counts(unit, first)
         if final_pred == first_pred:
-            out += first_counts * 2
+            out += _counts(unit, gold, first_pred) * 2
             out += _NO_MOVES[unit]
             continue
-        final = classify(unit, gold, final_pred)
-        out += first_counts
+        first, final = classify(unit, gold, first_pred), classify(unit, gold, final_pred)
+        out += counts(unit, first)
         out += counts(unit, final)
         moved = transitions(unit, first, final, first_pred, final_pred)
         for values in moved[:3]:
@@ -97,7 +97,16 @@ def row(inp: RowInput) -> tuple[object, ...]:
     return tuple(out)
 
 
+def _counts(unit: str, gold: list[Item], pred: list[Item]) -> list[int]:
+    """:func:`counts` of one stage; without gold or without prediction every pair is missed or spurious."""
+    if gold and pred:
+        return counts(unit, classify(unit, gold, pred))
+    return [*_ZEROS[unit], len(pred), len(gold)]
+
+
 _NO_MOVES = {unit: [*[0] * sum(len(move_classes(unit, m)) for m in MOVES), None] for unit in UNITS}
+_ZEROS = {unit: [0] * (len(UNIT_CLASSES[unit]) - 2) for unit in UNITS}
+"""The paired classes' counts (all but spurious and missed, the last two of :data:`UNIT_CLASSES`)."""
 
 
 def _sum(column: str) -> pl.Expr:

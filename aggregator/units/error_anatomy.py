@@ -21,7 +21,7 @@ positives, so gold classes sum to tp + fn and prediction classes to tp + fp, per
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -79,9 +79,12 @@ def _attribute(ref: str) -> str | None:
     return norm_term(attribute) if sep and attribute else None
 
 
-def all_items(tuples: Iterable[EvalTuple]) -> dict[str, list[Item]]:
+def all_items(tuples: Collection[EvalTuple]) -> dict[str, list[Item]]:
     """Every unit's pairs of ``tuples`` (refpol: the ref, otepol: the surface key of the term, attrpol:
-    the ref's attribute, as the units' projections key them), sorted, each with its terms."""
+    the ref's attribute, as the units' projections key them), sorted, each with its terms.
+    (No tuple: one shared, empty result; callers never change it.)"""
+    if not tuples:
+        return _NO_ITEMS
     surface: dict[tuple[str, str], None] = {}
     refs: dict[tuple[str, str], set[str]] = {}
     attributes: dict[tuple[str, str], set[str]] = {}
@@ -93,15 +96,21 @@ def all_items(tuples: Iterable[EvalTuple]) -> dict[str, list[Item]]:
             attribute = _attribute(ref)
             if attribute is not None:
                 attributes.setdefault((attribute, polarity), set()).add(key)
-    return {"refpol": _sorted_items(refs), "otepol": [Item(k, p, (k,)) for k, p in sorted(surface)],
+    return {"refpol": _sorted_items(refs), "otepol": [_new(Item, (k, p, (k,))) for k, p in sorted(surface)],
             "attrpol": _sorted_items(attributes)}
 
 
+_NO_ITEMS: dict[str, list[Item]] = {unit: [] for unit in UNIT_CLASSES}
+_new = tuple.__new__
+"""Builds an :class:`Item` from a tuple without the named tuple's Python-level constructor (hot path)."""
+
+
 def _sorted_items(pairs: dict[tuple[str, str], set[str]]) -> list[Item]:
-    return [Item(k, p, tuple(sorted(terms)) if len(terms) > 1 else tuple(terms)) for (k, p), terms in sorted(pairs.items())]
+    return [_new(Item, (k, p, tuple(sorted(terms)) if len(terms) > 1 else tuple(terms)))
+            for (k, p), terms in sorted(pairs.items())]
 
 
-def items(unit: str, tuples: Iterable[EvalTuple]) -> list[Item]:
+def items(unit: str, tuples: Collection[EvalTuple]) -> list[Item]:
     """The unit's pairs of ``tuples`` (:func:`all_items`)."""
     return all_items(tuples)[unit]
 
@@ -110,9 +119,9 @@ def exact_pairs(unit: str, gold: Sequence[Item], pred: Sequence[Item]) -> list[t
     """(gold index, pred index) of the unit's true positives: equal pairs; under otepol each implicit
     gold pair then takes the first (sorted) prediction of its polarity not yet matched
     (:func:`~aggregator.units.projection.matched_surface`)."""
-    where = {p.pair: j for j, p in enumerate(pred)}
+    where = {p[:2]: j for j, p in enumerate(pred)}
     implicit_any = unit == "otepol"
-    out = [(i, where[g.pair]) for i, g in enumerate(gold) if (g.key or not implicit_any) and g.pair in where]
+    out = [(i, where[g[:2]]) for i, g in enumerate(gold) if (g[0] or not implicit_any) and g[:2] in where]
     if implicit_any and any(not g.key for g in gold):
         taken = {j for _, j in out}
         for i, g in enumerate(gold):
@@ -171,6 +180,8 @@ LADDERS: dict[str, tuple[str, ...]] = {unit: tuple(c for c in classes if c in PA
 
 def classify(unit: UnitName | str, gold: Sequence[Item], pred: Sequence[Item]) -> Assignment:
     """Every gold and predicted item's class under ``unit`` (items as :func:`items` gives them)."""
+    if not pred or not gold:
+        return Assignment([MISSED] * len(gold), [SPURIOUS] * len(pred), [None] * len(gold))
     return assign(gold, pred, exact_pairs(unit, gold, pred), LADDERS[unit], RELATE[unit])
 
 
@@ -203,8 +214,8 @@ def transitions(unit: str, s1: Assignment, s2: Assignment, s1_pred: Sequence[Ite
         else:
             changed[before] += 1
             changes.append(f"{before}>{after}")
-    first = {p.pair: c for p, c in zip(s1_pred, s1.pred)}
-    final = {p.pair: c for p, c in zip(s2_pred, s2.pred)}
+    first = {p[:2]: c for p, c in zip(s1_pred, s1.pred)}
+    final = {p[:2]: c for p, c in zip(s2_pred, s2.pred)}
     repaired[SPURIOUS] = sum(c == SPURIOUS and final.get(pair) != SPURIOUS for pair, c in first.items())
     introduced[SPURIOUS] = sum(c == SPURIOUS and first.get(pair) != SPURIOUS for pair, c in final.items())
     return Transitions(repaired, introduced, changed, sorted(changes))

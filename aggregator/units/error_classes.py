@@ -123,17 +123,20 @@ def assign(
     left_pred = [p for p, c in enumerate(pred_class) if c == SPURIOUS]
     if not left_gold or not left_pred:
         return Assignment(gold_class, pred_class, partner)
-    related = [(g, p, scores) for g in left_gold for p in left_pred
-               if (scores := relate(gold[g], pred[p])) != _UNRELATED[len(scores)]]
-    for k, name in enumerate(ladder):
-        edges = [(g, p, scores[k]) for g, p, scores in related
-                 if scores[k] is not None and gold_class[g] == MISSED and pred_class[p] == SPURIOUS]
-        for g, p in _best_matching(edges):  # type: ignore[arg-type]
+    by_class: list[list[tuple[int, int, float]]] = [[] for _ in ladder]
+    for g in left_gold:
+        item = gold[g]
+        for p in left_pred:
+            for k, score in enumerate(relate(item, pred[p])):
+                if score is not None:
+                    by_class[k].append((g, p, score))
+    for name, edges in zip(ladder, by_class):
+        if not edges:
+            continue
+        edges = [e for e in edges if gold_class[e[0]] == MISSED and pred_class[e[1]] == SPURIOUS]
+        for g, p in _best_matching(edges):
             gold_class[g], pred_class[p], partner[g] = name, name, p
     return Assignment(gold_class, pred_class, partner)
-
-
-_UNRELATED = [(None,) * n for n in range(len(CLASSES))]
 
 
 def _best_matching(edges: list[tuple[int, int, float]]) -> list[tuple[int, int]]:
@@ -144,6 +147,10 @@ def _best_matching(edges: list[tuple[int, int, float]]) -> list[tuple[int, int]]
     cols = sorted({p for _, p, _ in edges})
     if len(rows) == len(edges) == len(cols):
         return [(g, p) for g, p, _ in edges]
+    if len(rows) == 1 or len(cols) == 1:  # what the Hungarian method gives: the best score, the first on ties
+        other = 1 if len(rows) == 1 else 0
+        g, p, _ = max(edges, key=lambda e: (e[2], -e[other]))
+        return [(g, p)]
     row_of, col_of = {g: i for i, g in enumerate(rows)}, {p: j for j, p in enumerate(cols)}
     size = float(min(len(rows), len(cols)) + 1)
     weight = [[0.0] * len(cols) for _ in rows]
