@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from aggregator.metrics.exprs import on_gold, ratio
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.units.error_anatomy import UNIT_CLASSES, all_items, classify, counts, gold_side, transitions
@@ -110,7 +109,15 @@ _ZEROS = {unit: [0] * (len(UNIT_CLASSES[unit]) - 2) for unit in UNITS}
 
 
 def _sum(column: str) -> pl.Expr:
+    from aggregator.metrics.exprs import on_gold  # in declare only: a decoding process never loads Polars
+
     return on_gold(column).sum()
+
+
+def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    from aggregator.metrics.exprs import ratio
+
+    return ratio(numerator, denominator)
 
 
 def _count(unit: str, stage: str, cls: str) -> pl.Expr:
@@ -137,7 +144,7 @@ def _declare_stage(reg: Registry, unit: str, stage: str, n_gold: pl.Expr) -> Non
         for cls in side_classes:
             reg.add(Metric(f"errors_{cls}_{stage}_{unit}_per_{side}", f"{label} {cls} per {what} {st}",
                            f"share of {what} pairs under {unit} that are {cls} at {st} (n = {n_name})",
-                           f"errors_{cls}_{stage}_{unit} / {n_name}", ratio(_count(unit, stage, cls), denominator),
+                           f"errors_{cls}_{stage}_{unit} / {n_name}", _ratio(_count(unit, stage, cls), denominator),
                            averaging="pooled", blank_when=f"{n_name} = 0", higher_is_better=cls == EXACT))
 
 
@@ -154,7 +161,7 @@ def _declare_moves(reg: Registry, unit: str) -> None:
                            averaging="count", higher_is_better=better))
             reg.add(Metric(f"{name}_rate", f"{label} {cls} {move} rate",
                            f"share of {STAGE_LABELS[stage]} {cls} errors under {unit} that were {move} (n = {total})",
-                           f"{name} / {total}", ratio(_sum(f"err_{unit}_{move}_{cls}"), _count(unit, stage, cls)),
+                           f"{name} / {total}", _ratio(_sum(f"err_{unit}_{move}_{cls}"), _count(unit, stage, cls)),
                            averaging="pooled", blank_when=f"{total} = 0", higher_is_better=better))
 
 
