@@ -128,9 +128,11 @@ class SampleEvaluator:
         values = dict(zip(CORE_NAMES, core))
         inp = RowInput(record, values)
         row = list(core)
-        for compute, names in plan:
+        last = len(plan) - 1
+        for i, (compute, names) in enumerate(plan):
             derived = compute(inp)
-            values.update(zip(names, derived))
+            if i < last:  # no family runs after the last to read its values
+                values.update(zip(names, derived))
             row.extend(derived)
         return tuple(row)
 

@@ -57,7 +57,10 @@ UNIT_CLASSES: dict[str, tuple[str, ...]] = {
 
 def gold_side(unit: str) -> tuple[str, ...]:
     """The error classes a gold pair can have under ``unit`` (all but spurious)."""
-    return tuple(c for c in UNIT_CLASSES[unit] if c != SPURIOUS)
+    return GOLD_SIDE[unit]
+
+
+GOLD_SIDE = {unit: tuple(c for c in classes if c != SPURIOUS) for unit, classes in UNIT_CLASSES.items()}
 
 
 class Item(NamedTuple):
@@ -202,7 +205,7 @@ def transitions(unit: str, s1: Assignment, s2: Assignment, s1_pred: Sequence[Ite
     is repaired; spurious at the final stage and absent or not spurious at stage 1 is introduced."""
     classes = UNIT_CLASSES[unit]
     repaired, introduced = dict.fromkeys(classes, 0), dict.fromkeys(classes, 0)
-    changed = dict.fromkeys(gold_side(unit), 0)
+    changed = dict.fromkeys(GOLD_SIDE[unit], 0)
     changes = []
     for before, after in zip(s1.gold, s2.gold):
         if before == after:
@@ -214,10 +217,10 @@ def transitions(unit: str, s1: Assignment, s2: Assignment, s1_pred: Sequence[Ite
         else:
             changed[before] += 1
             changes.append(f"{before}>{after}")
-    first = {p[:2]: c for p, c in zip(s1_pred, s1.pred)}
-    final = {p[:2]: c for p, c in zip(s2_pred, s2.pred)}
-    repaired[SPURIOUS] = sum(c == SPURIOUS and final.get(pair) != SPURIOUS for pair, c in first.items())
-    introduced[SPURIOUS] = sum(c == SPURIOUS and first.get(pair) != SPURIOUS for pair, c in final.items())
+    first = {p[:2]: c for p, c in zip(s1_pred, s1.pred) if c == SPURIOUS}
+    final = {p[:2]: c for p, c in zip(s2_pred, s2.pred) if c == SPURIOUS}
+    repaired[SPURIOUS] = sum(pair not in final for pair in first)
+    introduced[SPURIOUS] = sum(pair not in first for pair in final)
     return Transitions(repaired, introduced, changed, sorted(changes))
 
 
