@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from aggregator.metrics.errors import COLUMNS, row
 from aggregator.metrics.family import RowInput
-from aggregator.units.error_anatomy import UNIT_CLASSES, classify, exact_pairs, items
+from aggregator.units.error_anatomy import UNIT_CLASSES, classify, counts, exact_pairs, items, transitions
 from aggregator.units.error_classes import CLASSES, EXACT, MISSED, POLARITY, SPURIOUS
 from aggregator.units.projection import UNITS
+from aggregator.units.sample_counts import COLUMN_NAMES, sample_counts
 from scorecards.tuples import EvalTuple
 from tests.scorecard_rows import item, record_of
 from tests.scorecard_rows import row as scorecard_row
@@ -89,7 +90,7 @@ def test_swapping_only_polarities_gives_only_polarity_errors(data: st.DataObject
 
 def _values(gold: list[dict[str, str]], stage1: list[dict[str, str]], final: list[dict[str, str]]) -> tuple[object, ...]:
     record = record_of(scorecard_row("k", gold=gold, stage1=stage1, final=final))
-    return row(RowInput(record, {}))
+    return row(RowInput(record, dict(zip(COLUMN_NAMES, sample_counts(record)))))
 
 
 def _as_items(tuples: frozenset[EvalTuple]) -> list[dict[str, str]]:
@@ -149,3 +150,22 @@ def test_the_matching_is_an_optimal_assignment(weights: list[list[float]]) -> No
     assert len(set(chosen)) == len(chosen)
     rows, cols = linear_sum_assignment(np.array(cost))
     assert sum(cost[i][j] for i, j in enumerate(chosen)) == pytest.approx(float(np.array(cost)[rows, cols].sum()))
+
+
+@FAST
+@given(gold=tuple_set, stage1=tuple_set, final=tuple_set)
+def test_the_row_shortcuts_give_what_classifying_every_unit_and_stage_gives(
+        gold: frozenset[EvalTuple], stage1: frozenset[EvalTuple], final: frozenset[EvalTuple]) -> None:
+    """The row skips units without predictions and stages equal to the other: the same values as
+    classifying both stages of every unit and reading the transitions."""
+    record = record_of(scorecard_row("k", gold=_as_items(gold), stage1=_as_items(stage1), final=_as_items(final)))
+    expected: list[object] = []
+    for unit in UNIT_CLASSES:
+        tuples = [items(unit, stage) for stage in (record.gold, record.stage1, record.final)]
+        first, final_stage = classify(unit, tuples[0], tuples[1]), classify(unit, tuples[0], tuples[2])
+        expected += counts(unit, first) + counts(unit, final_stage)
+        moved = transitions(unit, first, final_stage, tuples[1], tuples[2])
+        for counted in moved[:3]:
+            expected += counted.values()
+        expected.append(",".join(moved.changes) or None)
+    assert row(RowInput(record, dict(zip(COLUMN_NAMES, sample_counts(record))))) == tuple(expected)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.units.error_anatomy import UNIT_CLASSES, all_items, classify, counts, gold_side, transitions
+from aggregator.units.error_anatomy import UNIT_CLASSES, classify, counts, gold_side, transitions, unit_items
 from aggregator.units.error_classes import EXACT, PAIRED, SPURIOUS
 from aggregator.units.sample_counts import STAGES, Column
 
@@ -76,12 +76,20 @@ COLUMNS = _columns()
 
 
 def row(inp: RowInput) -> tuple[object, ...]:
-    record = inp.record
+    record, values = inp.record, inp.values
     out: list[object] = []
-    gold_items, first_items = all_items(record.gold), all_items(record.stage1)
-    final_items = first_items if record.final == record.stage1 else all_items(record.final)
+    same = record.final == record.stage1
     for unit in UNITS:
-        gold, first_pred, final_pred = gold_items[unit], first_items[unit], final_items[unit]
+        first_tp, first_fp, fn, final_tp, final_fp = (values[name] for name in _CORE[unit])
+        if first_tp + first_fp + final_tp + final_fp == 0:  # no predicted pair at either stage: all gold missed
+            out += _ZEROS[unit]
+            out += (0, fn)
+            out += _ZEROS[unit]
+            out += (0, fn)
+            out += _NO_MOVES[unit]
+            continue
+        gold, first_pred = unit_items(unit, record.gold), unit_items(unit, record.stage1)
+        final_pred = first_pred if same else unit_items(unit, record.final)
         if final_pred == first_pred:
             out += _counts(unit, gold, first_pred) * 2
             out += _NO_MOVES[unit]
@@ -90,10 +98,15 @@ def row(inp: RowInput) -> tuple[object, ...]:
         out += counts(unit, first)
         out += counts(unit, final)
         moved = transitions(unit, first, final, first_pred, final_pred)
-        for values in moved[:3]:
-            out += values.values()
+        for counted in moved[:3]:
+            out += counted.values()
         out.append(",".join(moved.changes) or None)
     return tuple(out)
+
+
+_CORE = {unit: (f"{unit}_s1_tp", f"{unit}_s1_fp", f"{unit}_s1_fn", f"{unit}_s2_tp", f"{unit}_s2_fp") for unit in UNITS}
+"""The core counts a row reads (:mod:`aggregator.units.sample_counts`): with no predicted pair at either
+stage, every gold pair is missed at both (fn) and nothing is classified."""
 
 
 def _counts(unit: str, gold: list[Item], pred: list[Item]) -> list[int]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import polars as pl
 
-from aggregator.units.error_anatomy import UNIT_CLASSES, all_items, classify
+from aggregator.units.error_anatomy import UNIT_CLASSES, classify, unit_items
 from aggregator.units.error_classes import SPURIOUS
 from aggregator.units.sample_marks import tuples_of
 
@@ -66,7 +66,7 @@ def examples(table: pl.DataFrame, unit: str, cls: str, limit: int = EXAMPLES) ->
     out = []
     for key, text, gold_text, final_text in chosen.select(
             "sample_key", "input_text", "gold_tuples", "final_tuples").iter_rows():
-        gold, pred = all_items(tuples_of(gold_text))[unit], all_items(tuples_of(final_text))[unit]
+        gold, pred = unit_items(unit, tuples_of(gold_text)), unit_items(unit, tuples_of(final_text))
         found = classify(unit, gold, pred)
         text = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
         if cls == SPURIOUS:

@@ -82,28 +82,28 @@ def _attribute(ref: str) -> str | None:
     return norm_term(attribute) if sep and attribute else None
 
 
-def all_items(tuples: Collection[EvalTuple]) -> dict[str, list[Item]]:
-    """Every unit's pairs of ``tuples`` (refpol: the ref, otepol: the surface key of the term, attrpol:
-    the ref's attribute, as the units' projections key them), sorted, each with its terms.
-    (No tuple: one shared, empty result; callers never change it.)"""
+def unit_items(unit: str, tuples: Collection[EvalTuple]) -> list[Item]:
+    """The unit's pairs of ``tuples`` (refpol: keyed by the ref, otepol: by the surface key of the term,
+    attrpol: by the ref's attribute, as the units' projections key them), sorted, each with its terms."""
     if not tuples:
-        return _NO_ITEMS
-    surface: dict[tuple[str, str], None] = {}
-    refs: dict[tuple[str, str], set[str]] = {}
-    attributes: dict[tuple[str, str], set[str]] = {}
+        return []
+    if unit == "otepol":
+        return [_new(Item, (k, p, (k,))) for k, p in sorted({(surface_key(term), p) for _, term, p in tuples})]
+    found: dict[tuple[str, str], set[str]] = {}
+    attributes = unit == "attrpol"
     for ref, term, polarity in tuples:
-        key = surface_key(term)
-        surface[key, polarity] = None
         if ref:
-            refs.setdefault((ref, polarity), set()).add(key)
-            attribute = _attribute(ref)
-            if attribute is not None:
-                attributes.setdefault((attribute, polarity), set()).add(key)
-    return {"refpol": _sorted_items(refs), "otepol": [_new(Item, (k, p, (k,))) for k, p in sorted(surface)],
-            "attrpol": _sorted_items(attributes)}
+            key = _attribute(ref) if attributes else ref
+            if key is not None:
+                found.setdefault((key, polarity), set()).add(surface_key(term))
+    return _sorted_items(found)
 
 
-_NO_ITEMS: dict[str, list[Item]] = {unit: [] for unit in UNIT_CLASSES}
+def all_items(tuples: Collection[EvalTuple]) -> dict[str, list[Item]]:
+    """Every unit's pairs of ``tuples`` (:func:`unit_items`)."""
+    return {unit: unit_items(unit, tuples) for unit in UNIT_CLASSES}
+
+
 _new = tuple.__new__
 """Builds an :class:`Item` from a tuple without the named tuple's Python-level constructor (hot path)."""
 
@@ -113,9 +113,7 @@ def _sorted_items(pairs: dict[tuple[str, str], set[str]]) -> list[Item]:
             for (k, p), terms in sorted(pairs.items())]
 
 
-def items(unit: str, tuples: Collection[EvalTuple]) -> list[Item]:
-    """The unit's pairs of ``tuples`` (:func:`all_items`)."""
-    return all_items(tuples)[unit]
+items = unit_items
 
 
 def exact_pairs(unit: str, gold: Sequence[Item], pred: Sequence[Item]) -> list[tuple[int, int]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from aggregator.units.error_anatomy import all_items, classify
+from aggregator.units.error_anatomy import classify, unit_items
 from aggregator.units.projection import UNITS
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def tuple_classes(unit: str, gold: Sequence[EvalTuple], s1: Sequence[EvalTuple],
                   s2: Sequence[EvalTuple]) -> tuple[Classes, Classes, Classes]:
     """The class of every gold (against the final stage), stage-1 and final tuple under ``unit``."""
     project = UNITS[unit].project  # type: ignore[index]
-    gold_items, first_items, final_items = (all_items(tuples)[unit] for tuples in (gold, s1, s2))
+    gold_items, first_items, final_items = (unit_items(unit, tuples) for tuples in (gold, s1, s2))
     first = classify(unit, gold_items, first_items)
     final = classify(unit, gold_items, final_items)
     tables = (_by_pair(final.gold, gold_items), _by_pair(first.pred, first_items), _by_pair(final.pred, final_items))
