@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
@@ -29,6 +29,7 @@ FinalSource = Literal["final_tuples", "final_aspects", "inputs_aspect_sentiments
 
 _FINAL_RESULT = "runtime.parsed_output.final_result"
 META_COUNT_LIMIT = 2**31 - 1
+T = TypeVar("T")
 
 
 class BadRow(ValueError):
@@ -95,7 +96,7 @@ def _read_gold(row: Row, inputs: Inputs) -> ReadTuples:
     return EMPTY
 
 
-def _decode(decoder: msgspec.json.Decoder, raw: msgspec.Raw, where: str) -> Any:
+def _decode(decoder: msgspec.json.Decoder[T], raw: msgspec.Raw, where: str) -> T:
     """Decode a raw part of the row kept for later; a wrong type or too deep nesting is a :class:`BadRow`."""
     try:
         return decoder.decode(raw)

@@ -15,7 +15,7 @@ import msgspec
 
 from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP
 from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
-from scorecards.schema import ITEM_DECODER, TupleItem
+from scorecards.schema import ITEM_DECODER, TermObject, TupleItem
 
 _BLANKS = b" \t\r\n"
 
@@ -48,11 +48,11 @@ EMPTY = ReadTuples(frozenset(), 0)
 def _raw_term(item: TupleItem) -> str | None:
     """The item's aspect term text, with the legacy ``opinion_term`` object standing in."""
     term = item.aspect_term
-    if term is not None and type(term) is not str:
+    if isinstance(term, TermObject):
         term = term.term
     if term is None:
         opinion = item.opinion_term
-        if opinion is not None and type(opinion) is not str:
+        if isinstance(opinion, TermObject):
             term = opinion.term
     return term
 

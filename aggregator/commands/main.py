@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
 
 import click
@@ -71,7 +72,7 @@ def main() -> None:
     os._exit(code)
 
 
-def _interrupt_in(pid: int) -> signal.Handlers | object:
+def _interrupt_in(pid: int) -> Callable[[int, FrameType | None], None]:
     """A SIGINT handler that interrupts process ``pid`` only: the decoding processes it forks
     inherit it and go on (Ctrl-C reaches the whole process group), to be ended by it."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,7 +102,7 @@ def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[di
     from aggregator.units.sample_marks import all_marks, tuples_of
 
     table = evaluation.table
-    marks = all_marks(table, [UNITS[unit]])[unit]  # type: ignore[index]
+    marks = all_marks(table, [UNITS[unit]])[unit]
     changed = [any(c.isupper() for c in a + b) for a, b in zip(marks["s1"], marks["s2"])]
     keep = _selection(table, unit, only, changed)
     out: list[dict[str, Any]] = []
@@ -153,7 +154,7 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str, classes: 
             escape(s["sample_key"] + (f"\n\n{s['text']}" if s["text"] else "")), f"{s['transition'] or 'no gold'}\n{f1}",
             *(escape("\n".join(tuple_line(t, stage, classes) for t in s[stage])) or "none" for stage in STAGE_KEYS),
         )
-    terminal = shutil.get_terminal_size((160, 24)).columns if click.get_text_stream("stdout").isatty() else 160
+    terminal = shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160
     buffer = io.StringIO()
     Console(file=buffer, width=terminal, color_system=None).print(table)
     legend = f"{unit}: ✓ matched  ✗ not matched  · no pair under the unit  + added by the review  − dropped by it"

@@ -23,10 +23,12 @@ from aggregator.metrics.registry import RunContext
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run.pipeline import RunEvaluation, evaluate_run
 from scorecards.errors import InputError
-from scorecards.reader import resolve_input
+from scorecards.inputs import resolve_input
 
 if TYPE_CHECKING:
     import polars as pl
+
+    from aggregator.metrics.values import MetricValue
 
 PROPOSED_SUFFIX = "_proposed"
 SEED_SUFFIX = re.compile(r"__seed(?P<seed>\d+)$")
@@ -98,7 +100,7 @@ class Run:
     seed: int | None
     source: Path
     table: pl.DataFrame = field(repr=False)
-    metrics: dict[str, object] = field(repr=False)
+    metrics: dict[str, MetricValue] = field(repr=False)
 
     def sort_key(self) -> tuple[str, bool, int, str]:
         """Condition, then seed (runs without a seed last), then run id."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -20,9 +22,11 @@ VARIANTS = ("nikluge-prefix-2022-10 (pre_fix_2022_10), aste-gts (gts_score_union
             "(gas_compute_scores_extraction), aste-gas-fixed (fixed_editdistance), asqp-tuple-level "
             "(tuple_level_compute_f1_scores)")
 _FILE = click.Path(path_type=Path, readable=False)
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _inputs(command: click.Command) -> click.Command:
+def _inputs(command: F) -> F:
+    """The GOLD and PRED arguments and ``--format``, shared by both commands."""
     for decorator in reversed((
         click.argument("gold", type=_FILE),
         click.argument("pred", type=_FILE),

@@ -67,9 +67,9 @@ def classes_of(unit: Unit) -> tuple[str, ...]:
 
 def element_overlap(a: object, b: object) -> float:
     """The share of the shorter element the two have in common (0.0 for elements of different kinds)."""
-    if isinstance(a, (TokenSpan, CharSpan)) and type(a) is type(b):
-        common = min(a.end, b.end) - max(a.start, b.start)  # type: ignore[attr-defined]
-        shorter = min(a.end - a.start, b.end - b.start)  # type: ignore[attr-defined]
+    if isinstance(a, (TokenSpan, CharSpan)) and isinstance(b, (TokenSpan, CharSpan)) and type(a) is type(b):
+        common = min(a.end, b.end) - max(a.start, b.start)
+        shorter = min(a.end - a.start, b.end - b.start)
         return max(common, 0) / shorter if shorter > 0 else 0.0
     if isinstance(a, TokenList) and isinstance(b, TokenList):
         shorter = min(len(set(a.indices)), len(set(b.indices)))
@@ -125,7 +125,9 @@ def _order(value: object) -> tuple[Any, ...]:
         return (1,)
     if isinstance(value, str):
         return (3, value)
-    return (2, type(value).__name__, tuple(value))  # type: ignore[call-overload]
+    if isinstance(value, tuple):  # spans, token lists, words: named tuples of one kind per field
+        return (2, type(value).__name__, tuple(value))
+    return (4, repr(value))
 
 
 def sentence_classes(ladder: Ladder, gold: Sequence[Any], pred: Sequence[Any]) -> tuple[list[str], list[str]]:

@@ -149,7 +149,7 @@ def _grouped(rows: pl.DataFrame) -> pl.DataFrame | None:
     groups = rows.filter(pl.col(KEY).is_not_null()).group_by(KEY).agg(
         pl.len().alias("size"), *(pl.col(c).n_unique().eq(1).alias(name) for name, c in COMPARED.items())
     )
-    if groups.height == 0 or groups.get_column("size").max() < 2:  # type: ignore[operator]
+    if not (groups.get_column("size") >= 2).any():
         return None
     return groups
 
@@ -172,25 +172,33 @@ def _groups(table: pl.DataFrame, ctx: RunContext) -> pl.DataFrame | None:
     return groups
 
 
-def _share(name: str) -> Callable[[pl.DataFrame, RunContext], object]:
+def _share(name: str) -> Callable[[pl.DataFrame, RunContext], float | None]:
     def share(table: pl.DataFrame, ctx: RunContext) -> float | None:
         groups = _groups(table, ctx)
-        return None if groups is None else groups.get_column(name).mean()  # type: ignore[return-value]
+        if groups is None:
+            return None
+        agreed = groups.get_column(name).mean()
+        assert isinstance(agreed, float), agreed  # a boolean column's mean over rows
+        return agreed
 
     return share
 
 
-def _disagreement(name: str) -> Callable[[pl.DataFrame, RunContext], object]:
+def _disagreement(name: str) -> Callable[[pl.DataFrame, RunContext], float | None]:
     def disagreement(table: pl.DataFrame, ctx: RunContext) -> float | None:
         agreed = _share(name)(table, ctx)
-        return None if agreed is None else 1.0 - agreed  # type: ignore[operator]
+        return None if agreed is None else 1.0 - agreed
 
     return disagreement
 
 
 def _trials(table: pl.DataFrame, ctx: RunContext) -> int:
     groups = _groups(table, ctx)
-    return 1 if groups is None else int(groups.get_column("size").max())  # type: ignore[arg-type]
+    if groups is None:
+        return 1
+    size = groups.get_column("size").max()
+    assert isinstance(size, int), size  # a count column over rows
+    return size
 
 
 def _eligible(table: pl.DataFrame, ctx: RunContext) -> bool:

@@ -19,7 +19,7 @@ top-level ``flags`` object.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -54,8 +54,10 @@ class _TraceEntry(msgspec.Struct, gc=False):
     notes: msgspec.Raw = msgspec.Raw()
 
 
-_ITEM_DECODER = msgspec.json.Decoder(Obj[_Labelled])
-_TRACE_DECODER = msgspec.json.Decoder(Items[_TraceEntry])
+_LabelledItem: TypeAlias = Obj[_Labelled]
+_Trace: TypeAlias = Items[_TraceEntry]
+_ITEM_DECODER = msgspec.json.Decoder(_LabelledItem)
+_TRACE_DECODER = msgspec.json.Decoder(_Trace)
 _STR_DECODER = msgspec.json.Decoder(str)
 PARSE_STEMS = (b"atsa", b"json")
 PARSE_SUFFIX = b"_parse"

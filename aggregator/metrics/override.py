@@ -26,7 +26,7 @@ the three ``override_hint_*`` columns; it is not read when ``--profile`` matched
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -35,6 +35,9 @@ from aggregator.metrics.family import Family, RowInput, SideFile
 from aggregator.metrics.reads import Obj, as_int, first_truthy, is_true, ok, section
 from aggregator.metrics.registry import Metric, Registry, RunContext
 from aggregator.units.sample_counts import Column
+
+if TYPE_CHECKING:
+    from aggregator.metrics.values import Kind
 
 SKIP_REASONS = ("action_ambiguity", "L3_conservative", "implicit_soft_only", "low_confidence", "contradictory_memory")
 REASONS = ("risk_resolved", "debate_action", "grounding_improved", "conflict_blocked", "low_signal", "ev_below_threshold")
@@ -82,7 +85,8 @@ class _ParsedOutput(msgspec.Struct, gc=False):
     meta: msgspec.Raw = msgspec.Raw()
 
 
-_PARSED_META = msgspec.json.Decoder(Obj[_ParsedMeta])
+_MetaSection: TypeAlias = Obj[_ParsedMeta]
+_PARSED_META = msgspec.json.Decoder(_MetaSection)
 
 
 class _Runtime(msgspec.Struct, gc=False):
@@ -257,7 +261,7 @@ def _declare_rates(reg: Registry) -> None:
 
 
 def _declare_side(reg: Registry) -> None:
-    rows = [
+    rows: list[tuple[str, str, Kind, str]] = [
         ("override_hint_invalid_total", "Override hints invalid", "int", "override hints rejected as invalid in the run"),
         ("override_hint_repair_total", "Override hints repaired", "int", "override hints repaired in the run"),
         ("override_hint_invalid_rate", "Override hint invalid rate", "float", "share of override hints rejected as invalid"),

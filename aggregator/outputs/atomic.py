@@ -18,6 +18,7 @@ import os
 import re
 import secrets
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -26,10 +27,8 @@ from glob import escape
 from pathlib import Path
 from typing import BinaryIO
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 NO_PERMISSION = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
@@ -101,7 +100,7 @@ def _remove_stale(directory: Path, names: list[str], before: float) -> None:
 def _turn(directory: Path) -> Iterator[tuple[int | None, bool]]:
     """Wait for an exclusive lock on ``directory``; yield its descriptor (None: cannot open) and
     whether the lock is held (not where the platform or file system has no ``flock``)."""
-    if fcntl is None or not hasattr(os, "O_DIRECTORY"):
+    if sys.platform == "win32" or not hasattr(os, "O_DIRECTORY"):
         yield None, False
         return
     try:

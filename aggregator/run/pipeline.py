@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING
 from aggregator.run.lookalikes import NEAR_MATCHES, near_matches
 from aggregator.run.sample_values import SampleEvaluator
 from aggregator.run_warnings import RunWarnings, check_run
-from scorecards.reader import paused_gc, start_read
+from scorecards.chunks import paused_gc
+from scorecards.reader import start_read
 
 if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.metrics.registry import Registry
+    from aggregator.metrics.values import MetricValue
     from scorecards.errors import BadLine
 
 
@@ -33,7 +35,7 @@ class RunEvaluation:
     input_path: Path
     input_sha256: str
     table: pl.DataFrame
-    metrics: dict[str, object]
+    metrics: dict[str, MetricValue]
     rows_read: int
     skipped: list[BadLine]
     profile: str | None

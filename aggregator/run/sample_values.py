@@ -6,7 +6,7 @@ picklable (it holds family names only) and tells the reader which typed schema t
 
 Rows travel in blocks. Holding one Python tuple per sample until the whole input is read made
 memory grow with Python objects per row (3 GB and more at 1,000,000 rows). Instead the reader
-(:mod:`scorecards.reader`) hands every :data:`~scorecards.reader.PACK_ROWS` rows of a decoding
+(:mod:`scorecards.reader`) hands every :data:`~scorecards.chunks.PACK_ROWS` rows of a decoding
 process to :func:`pack_rows`, which turns them into columns (numbers as :class:`array.array`,
 8 bytes a value, cheap to send between processes; it touches no Polars, which a decoding
 process never loads), and this process makes the blocks a frame (:func:`frame_of`) as soon as
@@ -25,7 +25,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import msgspec
 import polars as pl
@@ -37,9 +37,12 @@ from scorecards.schema import Row
 from scorecards.schema_merge import merge_structs
 
 if TYPE_CHECKING:
+    from scorecards.read_result import Duplicate, Indices
     from scorecards.record import SampleRecord
 
-Block = list[object]
+Packed: TypeAlias = "array[int] | array[float] | list[object]"
+"""One column of a block: an array where every value fits one, else a list."""
+Block = list[Packed]
 _DTYPES = {"str": "String", "label": "Categorical", "int": "Int64", "bool": "Boolean", "float": "Float64",
            "count": "UInt8"}
 ORDER = ("sample_key", "split", "run_id", "line")
@@ -51,7 +54,7 @@ _TYPECODES = {"int": ("q",), "float": ("d",), "bool": ("b",), "count": ("B", "q"
 _WIDE = {"B": "UInt8", "q": "Int64"}
 
 
-def pack_rows(rows: list[tuple[object, ...]], columns: tuple[Column, ...]) -> Block:
+def pack_rows(rows: Sequence[tuple[object, ...]], columns: Sequence[Column]) -> Block:
     """``rows`` (tuples in ``columns`` order) as one container per column: an array where every
     value fits one (no None, no value of another type), else a list. Runs where Polars may not
     be imported (a forked decoding process), so it uses none."""
@@ -70,7 +73,7 @@ def pack_rows(rows: list[tuple[object, ...]], columns: tuple[Column, ...]) -> Bl
 
 
 @cache
-def decoder_for(names: tuple[str, ...] | None) -> msgspec.json.Decoder:
+def decoder_for(names: tuple[str, ...] | None) -> msgspec.json.Decoder[msgspec.Struct]:
     """The row decoder of a family selection: the core :class:`~scorecards.schema.Row` and every family's fields."""
     parts = [f.fields for f in resolve(names) if f.fields is not None]
     return msgspec.json.Decoder(merge_structs("Row", Row, *parts))
@@ -103,7 +106,7 @@ class SampleEvaluator:
     def __init__(self, names: tuple[str, ...] | None = None) -> None:
         self.names = names
 
-    def row_decoder(self) -> msgspec.json.Decoder:
+    def row_decoder(self) -> msgspec.json.Decoder[msgspec.Struct]:
         return decoder_for(self.names)
 
     def pack(self, rows: list[tuple[object, ...]]) -> Block:
@@ -116,7 +119,7 @@ class SampleEvaluator:
 
     def duplicates(
         self, frames: list[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
-    ) -> tuple[list[tuple[int, int, str, str, str]], Sequence[int] | None]:
+    ) -> tuple[list[Duplicate], pl.Series | None]:
         """The duplicate rows among the loaded blocks (:func:`duplicates`)."""
         return duplicates(frames, lines, excluded)
 
@@ -140,7 +143,8 @@ def dtype_of(column: Column) -> pl.DataType:
     """The Polars type of a per-sample column: a label with a closed set of values an Enum of them."""
     if column.kind == "label" and column.values:
         return pl.Enum(column.values)
-    return getattr(pl, _DTYPES[column.kind])()
+    dtype: pl.DataType = getattr(pl, _DTYPES[column.kind])()
+    return dtype
 
 
 def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame:
@@ -148,7 +152,7 @@ def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame
     return pl.DataFrame([_series(c, [block[i] for block in blocks]) for i, c in enumerate(columns)])
 
 
-def _series(column: Column, parts: list[array[int] | array[float] | list[object]]) -> pl.Series:
+def _series(column: Column, parts: list[Packed]) -> pl.Series:
     """One column of several blocks: arrays of one type joined, else their values in one list.
 
     A "count" column is UInt8 when every block's values fit a byte, else Int64 (the table's
@@ -168,7 +172,7 @@ def _series(column: Column, parts: list[array[int] | array[float] | list[object]
     return pl.Series(column.name, values, dtype=dtype, strict=column.kind == "label")
 
 
-def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:
+def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Indices | None) -> pl.DataFrame:
     """The rows of ``frames`` (in file order, with their ``lines``), those of ``kept`` only
     (None: all), in :data:`ORDER`, with a ``line`` column.
 
@@ -189,8 +193,8 @@ def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[in
 
 def duplicates(
     frames: Sequence[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
-) -> tuple[list[tuple[int, int, str, str, str]], pl.Series | None]:
-    """The reader's ``duplicates`` hook (:data:`scorecards.reader.FindDuplicates`), found in Polars.
+) -> tuple[list[Duplicate], pl.Series | None]:
+    """The reader's ``duplicates`` hook (:data:`scorecards.read_result.FindDuplicates`), found in Polars.
 
     Rows in file order; of the rows of one identity (run id, split, sample key) the first
     counts and each other one is ``(line, first line, run id, split, sample key)``; rows on

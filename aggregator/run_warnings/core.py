@@ -144,7 +144,7 @@ def gold_missing(run: CheckInput) -> Finding | None:
 
 
 def few_samples(run: CheckInput) -> Finding | None:
-    n_gold = int(run.metrics.get("N_gold") or 0)  # type: ignore[call-overload]
+    n_gold = int(run.metrics.get("N_gold") or 0)
     if n_gold == 0 or n_gold >= MIN_SAMPLES:
         return None
     return Finding(f"only {n_gold} samples have gold: means over so few samples vary widely from run to run", n_gold)

@@ -11,7 +11,7 @@ The replicate values of the metrics of a :class:`~aggregator.stats.weighted.Weig
 columns (counts, flags) are summed exactly (every partial sum stays below 2**24), and other columns
 are centred first, so their sums keep about seven significant digits of the spread between
 resamples; the centres added back and the products' types go with the sums
-(:class:`~aggregator.stats.weighted.Rounding`), so that a spread computed from them is told from
+(:class:`~aggregator.stats.sums.Rounding`), so that a spread computed from them is told from
 their rounding. Products run on the caller's BLAS threads; the comparison keeps one (on the 2-core
 development machine, loaded by other processes, a second thread made them slower, not faster).
 Replicates only feed variances and percentiles; every point estimate is the registry's
@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from aggregator.stats.weighted import ColumnSums, Rounding, WeightedMetrics
+from aggregator.stats.sums import ColumnSums, Rounding
+
+if TYPE_CHECKING:
+    from aggregator.stats.weighted import WeightedMetrics
 
 BLOCK = 1000
 BLOCK_CELLS = 5 * 10**6
@@ -76,6 +80,10 @@ def many_weighted_sums(draws: np.ndarray, matrices: Sequence[np.ndarray], precis
     return SampleColumns(matrices, precise).sums(draws, cache)
 
 
+_RELEASED = np.empty(0)
+"""What :class:`SampleColumns` holds for a column once its centred copy is made (the column is let go)."""
+
+
 class SampleColumns:
     """The distinct varying columns of some sample matrices (``precise``: a boolean mask of the columns
     summed in float64, all of them when True), each centred (:func:`_centred`) once for the products
@@ -108,7 +116,8 @@ class SampleColumns:
         self = cls([], None)
         self.width = width
         store = np.empty((n, width), order="F")
-        whole, varying = np.zeros(width), []
+        whole = np.zeros(width)
+        varying: list[int] = []
         by_column: dict[tuple[bytes, bool], list[int]] = {}
         for j, column in enumerate(columns):
             whole[j] = column[0] * n if n else 0.0
@@ -130,7 +139,7 @@ class SampleColumns:
         if found is None:
             found = self._centred[tuple(keys)] = _centred(self._stacked(keys), dtype)
             if len(keys) == sum(key[1] == keys[0][1] for key in self.wanted):  # every column of its kind
-                self.wanted.update(dict.fromkeys(keys))  # type: ignore[arg-type]
+                self.wanted.update(dict.fromkeys(keys, _RELEASED))
         return found
 
     def _stacked(self, keys: list[tuple[bytes, bool]]) -> np.ndarray:
@@ -159,9 +168,9 @@ class SampleColumns:
             added = np.zeros(len(whole))
             precise = np.ones(len(whole), dtype=bool)  # a constant column: n times its value, in float64
             for key, places in by_column.items():
-                product, centre = found[key]
-                values[:, places] = product[:, None]
-                added[varying[places]] = centre * n  # as :func:`_product` adds it
+                column, shift = found[key]
+                values[:, places] = column[:, None]
+                added[varying[places]] = shift * n  # as :func:`_product` adds it
                 precise[varying[places]] = key[1]
             first = whole.copy()
             first[varying] = values[0] if draws.shape[0] else 0.0
@@ -192,7 +201,8 @@ def _centred(distinct: np.ndarray, dtype: type[np.floating]) -> tuple[np.ndarray
 def _product(draws: np.ndarray, centred: np.ndarray, centre: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
     """``draws @ distinct`` in ``dtype`` from :func:`_centred` of ``distinct`` (n × k)."""
     weights = draws if draws.dtype == dtype else draws.astype(dtype)
-    return (weights @ centred).astype(np.float64) + centre * centred.shape[0]
+    product: np.ndarray = (weights @ centred).astype(np.float64) + centre * centred.shape[0]
+    return product
 
 
 class ProductCache:

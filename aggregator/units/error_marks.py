@@ -29,7 +29,7 @@ def _by_pair(found: Sequence[str], listed: Sequence[Item]) -> dict[Pair, str]:
 def tuple_classes(unit: str, gold: Sequence[EvalTuple], s1: Sequence[EvalTuple],
                   s2: Sequence[EvalTuple]) -> tuple[Classes, Classes, Classes]:
     """The class of every gold (against the final stage), stage-1 and final tuple under ``unit``."""
-    project = UNITS[unit].project  # type: ignore[index]
+    project = UNITS[unit].project
     gold_items, first_items, final_items = (unit_items(unit, tuples) for tuples in (gold, s1, s2))
     first = classify(unit, gold_items, first_items)
     final = classify(unit, gold_items, final_items)
