@@ -18,13 +18,13 @@ import click
 
 from aggregator.commands.exits import report_skips, user_errors
 from aggregator.commands.terminal import out, say_json, warn
+from aggregator.units.lead import UNIT_ALIASES, chosen_unit
 
 if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.run.pipeline import RunEvaluation
 
-UNIT_CHOICES = ("refpol", "otepol", "attrpol")
 ONLY = {
     "all": "every sample",
     "misses": "wrong at the final stage (still wrong or broken)",
@@ -38,8 +38,10 @@ STAGE_KEYS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"
 
 @click.command("samples")
 @click.argument("run", type=click.Path(path_type=Path, readable=False))
-@click.option("--unit", type=click.Choice(UNIT_CHOICES), default="refpol", show_default=True,
-              help="Unit whose transitions and marks are shown (refpol = Ref-F1, otepol = Surface, attrpol = Attr).")
+@click.option("--unit", type=click.Choice(tuple(UNIT_ALIASES), case_sensitive=False), default=None,
+              help="Unit whose transitions and marks are shown: ref (Ref-F1; also refpol), surface (Surface-F1; "
+                   "otepol), attr (Attr-F1; attrpol) [default: Ref-F1, or the first unit a warning leaves "
+                   "measurable, said in a line above the samples].")
 @click.option("--only", type=click.Choice(tuple(ONLY)), default="all", show_default=True,
               help="Which samples: " + "; ".join(f"{k}: {v}" for k, v in ONLY.items()) + ".")
 @click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True,
@@ -49,7 +51,7 @@ STAGE_KEYS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"
 @click.option("--taxonomy", type=click.Path(path_type=Path, dir_okay=False), help="Taxonomy of valid refs (JSON).")
 @click.option("--json", "as_json", is_flag=True, help="Print the samples as JSON.")
 @user_errors
-def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | None, skip_bad_lines: bool,
+def samples_command(run: Path, unit: str | None, only: str, limit: int, profile: str | None, skip_bad_lines: bool,
                     taxonomy: Path | None, as_json: bool) -> None:
     """Show the samples of RUN (a run directory or scorecards file): text, gold, stage 1 and final tuples."""
     from aggregator.commands.summary import warning_lines
@@ -61,15 +63,18 @@ def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | 
     report_skips(evaluation.skipped)
     for line in warning_lines(evaluation):
         warn(line)
-    rows = selected_samples(evaluation, unit, only)
+    lead = evaluation.run_warnings.lead() if unit is None else chosen_unit(unit)
+    rows = selected_samples(evaluation, lead.unit, only)
     shown = rows if limit == 0 else rows[:limit]
     if as_json:
-        payload = {"input": str(evaluation.input_path), "unit": unit, "only": only, "total": len(rows),
-                   "samples": shown}
+        payload = {"input": str(evaluation.input_path), "unit": lead.unit, "unit_name": lead.name,
+                   "unit_reason": lead.reason(), "only": only, "total": len(rows), "samples": shown}
         say_json(payload)
         return
-    out(render_table(shown, unit, f"{only} under {unit} ({ONLY[only]}): {len(rows)} samples" +
-                     (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else "")))
+    title = (f"{only} under {lead.name} ({ONLY[only]}): {len(rows)} samples"
+             + (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else ""))
+    out(("" if lead.reason() is None else f"{lead.reason()} (--unit to choose)\n")
+        + render_table(shown, lead.name, title))
 
 
 def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -> list[bool]:

@@ -137,5 +137,6 @@ def evaluate_run(
         side_files={f.side_file.name: (f.side_file.name if f.side_file.name in side else None)
                     for f in in_force if f.side_file is not None},
         profile_fallback=fallback,
-        run_warnings=check_run(table, metrics, warnings, allow, registry, in_force),
+        run_warnings=check_run(table, metrics, warnings, allow, registry, in_force,
+                               profile_unmatched=profile if fallback else None),
     )
