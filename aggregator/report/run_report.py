@@ -27,9 +27,8 @@ from aggregator.version import __version__
 if TYPE_CHECKING:
     import polars as pl
 
-    from aggregator.units.lead import Lead
-
     from aggregator.run.pipeline import RunEvaluation
+    from aggregator.units.lead import Lead
 
 UNIT_NAMES = {"refpol": "Ref-F1 · GoldUnit", "otepol": "Surface-F1 · SurfaceUnit", "attrpol": "Attr-F1 · attribute"}
 HEADLINE_COLUMNS = (
