@@ -127,6 +127,11 @@ def key_figures(values: dict[str, object], marks: Marks, lead: Lead) -> str:
     ) + "</div>"
 
 
+def _reason(lead: Lead) -> str:
+    reason = lead.reason()
+    return "" if reason is None else esc(reason + ".")
+
+
 def _fact(fact: Fact) -> str:
     names = ", ".join(f"<code>{esc(name)}</code>" for name in fact.names)
     return f"{esc(fact.label)}: " + " ".join(part for part in (names, esc(fact.note)) if part)
@@ -205,7 +210,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
   <h2>Samples</h2>
   <p class="note">Each tuple reads <em>ref</em> · “term” · polarity. Pick a unit to see its transition and F1 per
   sample; the filters count samples with gold under that unit. Misses are samples wrong at the final stage.
-  {esc(lead.reason() + ".") if lead.reason() else ""}</p>
+  {_reason(lead)}</p>
   {_cap_note(shown, evaluation.table.height)}
   <div id="sample-table"></div>
 </section>
