@@ -47,8 +47,10 @@ def test_markers_bold_and_caption(result: ComparisonResult) -> None:
     table = paper_table(result, "ci")
     means = {c: table.cells[(c, "tuple_f1_s2_otepol")].mean for c in table.conditions}
     assert [c for c in table.conditions if table.cells[(c, "tuple_f1_s2_otepol")].best] == [max(means, key=means.get)]
-    for words in ("ddof = 1", "500 resamples, seed 0", "Banerjee", "seeds 42, 101, 123, 456, 789", "mean [95% CI]"):
+    for words in ("500 resamples, seed 0", "Banerjee", "seeds 42, 101, 123, 456, 789", "mean [95% CI]"):
         assert words in table.caption
+    assert "SD" not in table.caption and "ddof = " not in table.caption  # --paper-cells ci: no SD is shown
+    assert "SD over seeds with ddof = 1" in paper_table(result, "sd").caption
     markdown = paper_files(result, "sd")["paper.md"].decode()
     assert "**" in markdown and "Table: Cells: mean ± SD over seeds" in markdown
 

@@ -17,9 +17,10 @@ def test_a_code_every_run_raises_is_one_note_in_every_output(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     notes = json.loads(done.stdout)["notes"]
     assert [n for n in notes if n.startswith("Warning ")] == [
-        n for n in notes if n.startswith("Warning ref_unmeasurable in all 13 run(s) of every condition")]
+        n for n in notes if n.startswith("Warning ref_unmeasurable in 13 of 13 runs (every condition); in ")]
     assert any(n.startswith("Warning ref_unmeasurable") for n in notes)
-    assert "Warning ref_unmeasurable in all 13 run(s)" in (tmp_path / "comparison.md").read_text(encoding="utf-8")
+    assert notes[0].startswith("Warning ref_unmeasurable")  # ranked first
+    assert "Warning ref_unmeasurable in 13 of 13 runs" in (tmp_path / "comparison.md").read_text(encoding="utf-8")
     assert "Warning ref_unmeasurable" in (tmp_path / "comparison_report.html").read_text(encoding="utf-8")
 
 

@@ -190,6 +190,10 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     for r in result.paired.filter(metric="tuple_f1_s2_otepol").iter_rows(named=True):
         assert interval(r["ci_low"], r["ci_high"], sign=True) in text
     assert page.locator("[data-chart] svg").count() == 2  # type: ignore[attr-defined]
+    headers = page.locator("[data-chart=conditions] svg .role-column-header text").evaluate_all(  # type: ignore[attr-defined]
+        "nodes => nodes.map(n => n.textContent)")
+    assert headers == ["Surface", "Ref ⚠", "Attr ⚠"]  # the first panel: Surface, the unit Ref-F1 cannot be read in
+    assert "Ref-F1 cannot be measured in these runs (ref_unmeasurable)" in page.inner_text("#lead-reason")  # type: ignore[attr-defined]
     screenshot(seen, "comparison_report")
     page.select_option("[data-chart=conditions] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.select_option("[data-chart=paired] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
