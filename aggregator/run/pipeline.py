@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from aggregator.run.lookalikes import NEAR_MATCHES, near_matches
 from aggregator.run.sample_values import SampleEvaluator
 from aggregator.run_warnings import RunWarnings, check_run
-from scorecards.reader import paused_gc, start_read
+from aggregator.units.taxonomy import Taxonomy, taxonomy_for_run, taxonomy_in_force
+from scorecards.reader import paused_gc, resolve_input, start_read
 
 if TYPE_CHECKING:
     import polars as pl
@@ -45,6 +46,7 @@ class RunEvaluation:
     side_files: dict[str, str | None] = field(default_factory=dict)
     profile_fallback: bool = False
     run_warnings: RunWarnings = field(default_factory=RunWarnings)
+    taxonomy: Taxonomy = field(default_factory=taxonomy_in_force)
 
     @property
     def rows_aggregated(self) -> int:
@@ -91,9 +93,11 @@ def evaluate_run(
     (:mod:`aggregator.run_warnings`); codes in ``allow`` are raised but silenced.
 
     When ``profile`` matches no row, every row is aggregated and the side files are not
-    read, as the research tool did (SCORECARDS.md); ``profile_fallback`` says so.
+    read, as the research tool did (SCORECARDS.md); ``profile_fallback`` says so. Refs are checked
+    against the run's taxonomy (:func:`~aggregator.units.taxonomy.taxonomy_for_run`).
     """
     started = time.perf_counter()
+    taxonomy = taxonomy_for_run(resolve_input(path))
     evaluator = SampleEvaluator(families)
     pending = start_read(path, evaluator, skip_bad_lines=skip_bad_lines, workers=workers, on_bytes=on_bytes)
     with paused_gc():
@@ -139,4 +143,5 @@ def evaluate_run(
         profile_fallback=fallback,
         run_warnings=check_run(table, metrics, warnings, allow, registry, in_force,
                                profile_unmatched=profile if fallback else None),
+        taxonomy=taxonomy,
     )
