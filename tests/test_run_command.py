@@ -185,6 +185,8 @@ def test_a_closed_stdout_does_not_stop_the_runs(tmp_path: Path) -> None:
     (["--bogus", "x"], "aggregate: error: No such option '--bogus' (see 'aggregate --help')"),
     (["run", "--bogus", "x"], "aggregate: error: No such option '--bogus' (see 'aggregate run --help')"),
     (["compare"], "aggregate: error: Missing argument 'RUNS...' (see 'aggregate compare --help')"),
+    (["score", "g", "p"], "aggregate: error: Missing option '--format'. Choose from: nikluge, aste, asqp, acos, "
+                          "semeval14, semeval16 (see 'aggregate score --help')"),
     (["samples", "x", "--unit", "nope"], "aggregate: error: Invalid value for '--unit': 'nope' is not one of "
                                          "'ref', 'surface', 'attr', 'refpol', 'otepol', 'attrpol' (see 'aggregate samples --help')"),
 ])

@@ -144,7 +144,8 @@ def _run() -> int:
         return exc.exit_code
     except click.UsageError as exc:
         where = f" (see '{help_command(exc.ctx)}')" if exc.ctx is not None else ""
-        say(f"aggregate: error: {exc.format_message().rstrip('.')}{where}", err=True)
+        message = " ".join(exc.format_message().split()).rstrip(".")  # click lays some out over lines, with tabs
+        say(f"aggregate: error: {message}{where}", err=True)
         return exc.exit_code
     except click.ClickException as exc:
         say(f"aggregate: error: {exc.format_message()}", err=True)
