@@ -74,7 +74,9 @@ def test_an_explicit_unit_is_obeyed_by_its_page_name_or_its_old_name() -> None:
         payload = json.loads(run_cli("samples", run, "--unit", name, "--json", "--limit", "1").stdout)
         assert payload["unit"] == unit and payload["unit_reason"] is None
     done = run_cli("samples", run, "--unit", "ref", "--limit", "1")
-    assert done.stdout.splitlines()[0].startswith("all under Ref-F1 (")
+    assert done.stdout.splitlines()[0].startswith("all under Ref-F1 [ref_unmeasurable] (")  # obeyed, and marked
+    payload = json.loads(run_cli("samples", run, "--unit", "ref", "--json", "--limit", "1").stdout)
+    assert payload["unit_warnings"] == ["ref_unmeasurable"]
 
 
 def test_without_unit_a_measurable_run_keeps_ref_f1() -> None:

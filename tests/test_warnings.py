@@ -243,6 +243,7 @@ def test_every_real_run_raises_ref_unmeasurable_in_every_output(real_runs: tuple
     assert line.endswith(f"(numbers of {entries[0]['run_ids'][0]}; each run's in its run_metadata.json)")
     for run, entry in zip(REAL_RUNS, entries):
         assert entry["run"] == str(run)
+        assert entry["lead_unit"] == "otepol" and entry["lead_reason"].startswith("Ref-F1 cannot be measured in this")
         [warning] = [w for w in entry["warnings"] if w["code"] == "ref_unmeasurable"]
         assert "tuple_f1_s2" in warning["metrics"] and warning["count"] > 0
         metadata = json.loads((out / run.name / "run_metadata.json").read_text(encoding="utf-8"))

@@ -66,12 +66,15 @@ def samples_command(run: Path, unit: str | None, only: str, limit: int, profile:
     lead = evaluation.run_warnings.lead() if unit is None else chosen_unit(unit)
     rows = selected_samples(evaluation, lead.unit, only)
     shown = rows if limit == 0 else rows[:limit]
+    codes = evaluation.run_warnings.marks().get(lead.metric("tuple_f1_s2"), [])
     if as_json:
         payload = {"input": str(evaluation.input_path), "unit": lead.unit, "unit_name": lead.name,
-                   "unit_reason": lead.reason(), "only": only, "total": len(rows), "samples": shown}
+                   "unit_reason": lead.reason(), "unit_warnings": codes, "only": only, "total": len(rows),
+                   "samples": shown}
         say_json(payload)
         return
-    title = (f"{only} under {lead.name} ({ONLY[only]}): {len(rows)} samples"
+    marked = f" [{', '.join(codes)}]" if codes else ""
+    title = (f"{only} under {lead.name}{marked} ({ONLY[only]}): {len(rows)} samples"
              + (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else ""))
     out(("" if lead.reason() is None else f"{lead.reason()} (--unit to choose)\n")
         + render_table(shown, lead.name, title))
@@ -131,7 +134,7 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> str:
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, show_lines=True, title_justify="left")
+    table = Table(title=escape(title), show_lines=True, title_justify="left")
     for name, ratio in (("Sample · sentence", 3), ("Transition · F1 S1 → S2", 1), ("Gold", 2), ("Stage 1", 2),
                         ("Final", 2)):
         table.add_column(name, overflow="fold", ratio=ratio)

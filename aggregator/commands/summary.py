@@ -76,11 +76,13 @@ def batch_warning_lines(runs: Sequence[Sequence[Raised]], *, quiet: bool = False
 
 def metrics_payload(evaluation: RunEvaluation) -> dict[str, object]:
     """What ``--json`` shows of a run: ``{"run_ids", "input", "rows_aggregated", "rows_skipped",
-    "warnings", "warnings_allowed", "absent_fields", "metrics", "intervals"}``; each warning ``{code,
-    message, metrics, count}``; ``absent_fields``: the columns whose optional input field no row
-    carries; ``intervals``: :func:`aggregator.run.intervals.intervals_payload`."""
+    "warnings", "warnings_allowed", "absent_fields", "lead_unit", "lead_reason", "metrics", "intervals"}``;
+    each warning ``{code, message, metrics, count}``; ``absent_fields``: the columns whose optional input
+    field no row carries; ``lead_unit`` / ``lead_reason``: the unit the default views lead with and why
+    (:mod:`aggregator.units.lead`); ``intervals``: :func:`aggregator.run.intervals.intervals_payload`."""
     from aggregator.run.intervals import intervals_payload
 
+    lead = evaluation.run_warnings.lead()
     return {
         "run_ids": evaluation.run_ids,
         "input": str(evaluation.input_path),
@@ -89,6 +91,8 @@ def metrics_payload(evaluation: RunEvaluation) -> dict[str, object]:
         "warnings": [w.to_dict() for w in evaluation.run_warnings.shown],
         "warnings_allowed": [w.to_dict() for w in evaluation.run_warnings.allowed],
         "absent_fields": [name for name in evaluation.metrics if name in evaluation.absent],
+        "lead_unit": lead.unit,
+        "lead_reason": lead.reason(),
         "metrics": evaluation.metrics,
         "intervals": intervals_payload(evaluation),
     }
