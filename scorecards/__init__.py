@@ -7,8 +7,10 @@ frozenset({EvalTuple(aspect_ref='제품 전체#일반', aspect_term='아이립�
 """
 
 from scorecards.errors import BadLine, BadLineError, InputError
+from scorecards.inputs import resolve_input
 from scorecards.normalize import norm_polarity, norm_ref, norm_term
-from scorecards.reader import ReadResult, read_scorecards, resolve_input, start_read
+from scorecards.read_result import ReadResult
+from scorecards.reader import read_scorecards, start_read
 from scorecards.record import SampleRecord
 from scorecards.tuples import EvalTuple, TupleSet
 

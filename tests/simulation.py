@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -28,8 +29,11 @@ from threadpoolctl import threadpool_limits
 
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.stats.bootstrap import draw_counts, weighted_sums
+from aggregator.stats.compile import compile_metrics
 from aggregator.stats.components import ConditionReplicates, condition_replicates, contrast_inference, mean_inference
-from aggregator.stats.weighted import WeightedMetrics, compile_metrics
+
+if TYPE_CHECKING:
+    from aggregator.stats.weighted import WeightedMetrics
 
 METRICS = ("score", "rate")
 

@@ -15,7 +15,7 @@ import polars as pl
 
 from aggregator.metrics.structural import build_registry
 from aggregator.stats.bootstrap import SampleColumns, block_rows, iter_draws, replicate_values, sample_mask
-from aggregator.stats.weighted import _columns_read, compile_metrics
+from aggregator.stats.compile import _columns_read, compile_metrics
 
 
 def _drawn_at_once(n: int, resamples: int, seed: int) -> list[np.ndarray]:

@@ -20,13 +20,14 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
-import scorecards.reader
+import scorecards.inputs
 from aggregator.outputs.atomic import write_outputs
 from aggregator.outputs.run_files import METADATA_JSON, run_files
 from aggregator.run.pipeline import evaluate_run
 from benchmarks.generate import generate
 from scorecards.errors import BadLineError, InputError
-from scorecards.reader import MIN_PART_BYTES, read_scorecards
+from scorecards.inputs import MIN_PART_BYTES
+from scorecards.reader import read_scorecards
 from tests.conftest import RUNS
 from tests.outcomes import OUTPUT_NAMES, but_metadata, parse_outputs, snapshot
 from tests.strategies import blank_lines, damaged_row, fuzz_budgets, jsonl, line_bytes, to_line, valid_row
@@ -183,7 +184,7 @@ any_line = st.one_of(valid_row().map(to_line), damaged_row().map(to_line), line_
 
 def check_ranges_equal_serial(lines: list[bytes], parts: int, skip: bool, bom: bool, crlf: bool) -> None:
     """With tiny ranges, any file reads the same with ``parts`` workers as with one."""
-    saved, scorecards.reader.MIN_PART_BYTES = scorecards.reader.MIN_PART_BYTES, 16
+    saved, scorecards.inputs.MIN_PART_BYTES = scorecards.inputs.MIN_PART_BYTES, 16
     outcomes: list[object] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -196,7 +197,7 @@ def check_ranges_equal_serial(lines: list[bytes], parts: int, skip: bool, bom: b
                 except InputError as exc:
                     outcomes.append(str(exc))
     finally:
-        scorecards.reader.MIN_PART_BYTES = saved
+        scorecards.inputs.MIN_PART_BYTES = saved
     assert outcomes[0] == outcomes[1]
 
 
@@ -207,7 +208,7 @@ test_small_ranges_equal_serial, test_small_ranges_equal_serial_slow = fuzz_budge
 
 
 def test_parallel_path_is_taken_with_small_ranges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scorecards.reader, "MIN_PART_BYTES", 64)
+    monkeypatch.setattr(scorecards.inputs, "MIN_PART_BYTES", 64)
     path = tmp_path / "scorecards.jsonl"
     path.write_bytes(jsonl([to_line({"meta": {"text_id": f"k{i}"}}) for i in range(40)]))
     assert read_scorecards(path, workers=3).workers == 3

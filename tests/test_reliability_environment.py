@@ -24,7 +24,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+import scorecards.chunks
 import scorecards.compressed
+import scorecards.inputs
 import scorecards.lines
 import scorecards.reader
 from aggregator import aggregate_run
@@ -152,7 +154,7 @@ def fails_reading(path: object, mode: str = "r") -> FailingRead:
 def test_an_input_that_fails_once_checked(run_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                            opener: Any, start: str, hint: str) -> None:
     """Permission lost, or an I/O error, after the input was found readable."""
-    monkeypatch.setattr(scorecards.reader, "open", opener, raising=False)
+    monkeypatch.setattr(scorecards.chunks, "open", opener, raising=False)
     monkeypatch.setattr(scorecards.lines, "open", opener, raising=False)
     monkeypatch.setattr(scorecards.compressed, "open", opener, raising=False)
     message = error_line(invoke(run_copy, "--outdir", tmp_path / "out", "--workers", "1"), tmp_path / "out", hint,
@@ -277,7 +279,7 @@ def die_in_worker(*args: object, **kwargs: object) -> None:
 
 def test_a_dying_decoding_process(run_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A forked decoder killed (e.g. by the out-of-memory killer) is an error line, not a traceback."""
-    monkeypatch.setattr(scorecards.reader, "MIN_PART_BYTES", 1 << 16)
+    monkeypatch.setattr(scorecards.inputs, "MIN_PART_BYTES", 1 << 16)
     monkeypatch.setattr(scorecards.reader, "read_range", die_in_worker)
     error_line(invoke(run_copy, "--outdir", tmp_path / "out", "--workers", "2"), tmp_path / "out",
                "a decoding process died", "--workers 1")

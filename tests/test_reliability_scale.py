@@ -18,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import aggregator.report.samples as samples
+import scorecards.chunks
+import scorecards.inputs
 import scorecards.reader
 from aggregator.report.html import script_json
 from aggregator.report.run_report import run_report
@@ -26,7 +28,7 @@ from aggregator.run.sample_values import SampleEvaluator, columns_for, dtype_of,
 from aggregator.units.projection import UNITS
 from aggregator.units.sample_counts import Column
 from benchmarks.bench_scale import long_term, tiny_rows
-from scorecards.reader import _duplicates
+from scorecards.read_result import _duplicates
 from tests.conftest import RUNS, run_cli
 from tests.scorecard_rows import evaluate_rows, item, row
 
@@ -44,9 +46,9 @@ def test_blocks_and_ranges_give_the_table_of_rows_built_one_by_one(tmp_path: Pat
     """Blocks of 7 rows over ranges of about 64 KB (many per process) against the defaults, in one process."""
     source = RUNS / "cr_n50_m1_v2__seed42"
     whole = evaluate_run(source, workers=1)
-    monkeypatch.setattr(scorecards.reader, "PACK_ROWS", 7)
-    monkeypatch.setattr(scorecards.reader, "MIN_PART_BYTES", 1 << 14)
-    monkeypatch.setattr(scorecards.reader, "MAX_PART_BYTES", 1 << 16)
+    monkeypatch.setattr(scorecards.chunks, "PACK_ROWS", 7)
+    monkeypatch.setattr(scorecards.inputs, "MIN_PART_BYTES", 1 << 14)
+    monkeypatch.setattr(scorecards.inputs, "MAX_PART_BYTES", 1 << 16)
     blocks = evaluate_run(source, workers=2)
     assert blocks.workers == 2
     assert blocks.table.equals(whole.table) and blocks.metrics == whole.metrics
@@ -55,8 +57,9 @@ def test_blocks_and_ranges_give_the_table_of_rows_built_one_by_one(tmp_path: Pat
 def test_small_ranges_are_loaded_together(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ranges of a few rows each are made frames in groups of at least PACK_ROWS rows, not one frame a range."""
     source = RUNS / "cr_n50_m1_v2__seed42"
-    monkeypatch.setattr(scorecards.reader, "MIN_PART_BYTES", 1 << 14)
-    monkeypatch.setattr(scorecards.reader, "MAX_PART_BYTES", 1 << 16)
+    monkeypatch.setattr(scorecards.inputs, "MIN_PART_BYTES", 1 << 14)
+    monkeypatch.setattr(scorecards.inputs, "MAX_PART_BYTES", 1 << 16)
+    monkeypatch.setattr(scorecards.chunks, "PACK_ROWS", 20)
     monkeypatch.setattr(scorecards.reader, "PACK_ROWS", 20)
     loads: list[int] = []
     real_load = SampleEvaluator.load

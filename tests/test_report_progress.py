@@ -9,7 +9,7 @@ import pytest
 
 from aggregator.commands import progress
 from aggregator.run.pipeline import evaluate_run
-from scorecards import reader
+from scorecards import inputs
 from scorecards.lines import iter_lines
 from tests.conftest import RUNS, run_cli
 
@@ -54,7 +54,7 @@ def test_no_bar_for_a_small_input() -> None:
 
 def test_forked_readers_move_one_bar_to_the_full_size(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(progress, "MIN_BYTES", 1)
-    monkeypatch.setattr(reader, "MIN_PART_BYTES", 64 << 10)
+    monkeypatch.setattr(inputs, "MIN_PART_BYTES", 64 << 10)
     size = RUN.stat().st_size
     stream = Terminal()
     with progress.reading(RUN, quiet=False, stream=stream) as on_bytes:

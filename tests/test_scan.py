@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import scorecards.inputs
 import scorecards.scan
 from scorecards.compressed import compression_of
 from scorecards.errors import BadLineError
@@ -113,7 +114,7 @@ def test_polars_validator_agrees_with_python(sample: bytes) -> None:
 
 def test_rows_the_decoder_accepts_are_still_bad_when_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Bad bytes in a field no metric reads: the line is skipped (or stops the run), on any worker."""
-    monkeypatch.setattr(scorecards.reader, "MIN_PART_BYTES", 64)
+    monkeypatch.setattr(scorecards.inputs, "MIN_PART_BYTES", 64)
     good = [to_line({"meta": {"text_id": f"k{i}"}, "gold_tuples": [{"aspect_ref": "a#b"}]}) for i in range(12)]
     lines = list(good)
     lines[3] = good[3][:-1] + b', "note": "\xff"}'

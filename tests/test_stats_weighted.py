@@ -12,7 +12,7 @@ from aggregator.metrics.registry import Metric, Registry
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run.pipeline import evaluate_run
 from aggregator.stats.bootstrap import draw_counts, replicate_values, weighted_sums
-from aggregator.stats.weighted import compile_metrics
+from aggregator.stats.compile import compile_metrics
 from tests.conftest import RUNS
 
 

@@ -90,7 +90,7 @@ def reading(
 def _size(path: str | os.PathLike[str]) -> int:
     """Bytes of the scorecards file behind ``path``; 0 when it cannot be read (the reader reports why)."""
     from scorecards.errors import InputError
-    from scorecards.reader import resolve_input
+    from scorecards.inputs import resolve_input
 
     try:
         return resolve_input(path).stat().st_size

@@ -139,7 +139,7 @@ def default_outdir(run: Path) -> Path:
 def run_name(run: Path) -> str:
     """The name of a run: its run directory's, the name of the directory holding its
     ``scorecards.jsonl`` (``.gz``, ``.zst``), or the name of any other file without its extensions."""
-    from scorecards.reader import SCORECARDS_NAMES
+    from scorecards.inputs import SCORECARDS_NAMES
 
     path = Path(os.path.realpath(run))
     if path.is_dir() or not path.exists():
@@ -154,7 +154,7 @@ def refuse_overwriting_inputs(runs: Sequence[Path], targets: Sequence[Path]) -> 
     from aggregator.outputs.atomic import refuse_inputs
     from aggregator.outputs.names import RUN_OUTPUTS
     from scorecards.errors import InputError
-    from scorecards.reader import resolve_input
+    from scorecards.inputs import resolve_input
 
     inputs = []
     for run in runs:
@@ -188,7 +188,7 @@ def output_dirs(runs: Sequence[Path], outdir: Path | None) -> list[Path]:
 def _same_input(first: Path, second: Path) -> bool:
     """Both name one scorecards file (e.g. a run directory and its ``scorecards.jsonl``)."""
     from scorecards.errors import InputError
-    from scorecards.reader import resolve_input
+    from scorecards.inputs import resolve_input
 
     try:
         return os.path.realpath(resolve_input(first)) == os.path.realpath(resolve_input(second))

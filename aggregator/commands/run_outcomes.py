@@ -101,7 +101,7 @@ def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
 
 def _pooled(run: Path) -> bool:
     from scorecards.errors import InputError
-    from scorecards.reader import decoded_serially, resolve_input
+    from scorecards.inputs import decoded_serially, resolve_input
 
     try:
         return decoded_serially(resolve_input(run))
@@ -119,7 +119,7 @@ def _collected(future: Future[RunOutcome], run: Path, target: Path) -> RunOutcom
 
 def outcomes(runs: Sequence[Path], targets: Sequence[Path], options: RunOptions) -> Iterator[RunOutcome]:
     """Each run's outcome, in the order of ``runs``."""
-    from scorecards.reader import process_limit
+    from scorecards.inputs import process_limit
 
     small = [index for index, run in enumerate(runs) if _pooled(run)] if len(runs) > 1 else []
     processes = min(process_limit(options.workers), len(small))

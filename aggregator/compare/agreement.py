@@ -19,10 +19,11 @@ import polars as pl
 from aggregator.compare.samples import SAMPLE_ID
 from aggregator.stats.agreement import STAT_COLUMNS, agreement_registry, sample_stats
 from aggregator.stats.bootstrap import iter_draws, many_weighted_sums, percentile_interval, replicate_values
-from aggregator.stats.weighted import WeightedMetrics, compile_metrics
+from aggregator.stats.compile import compile_metrics
 
 if TYPE_CHECKING:
     from aggregator.compare.runs import Run
+    from aggregator.stats.weighted import WeightedMetrics
 
 STATISTICS = ("fleiss_kappa", "krippendorff_alpha", "observed_agreement")
 SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {

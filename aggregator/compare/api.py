@@ -33,7 +33,7 @@ from aggregator.compare.subsets import subsets_table
 from aggregator.compare.tables import runs_table
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run_warnings import known_codes
-from aggregator.stats.weighted import compile_metrics
+from aggregator.stats.compile import compile_metrics
 from scorecards.errors import InputError
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def compare_runs(
 
 def input_files(paths: Sequence[str | os.PathLike[str]]) -> list[os.PathLike[str]]:
     """The scorecards files of ``paths`` that can be read (outputs must never overwrite one)."""
-    from scorecards.reader import resolve_input
+    from scorecards.inputs import resolve_input
 
     found: list[os.PathLike[str]] = []
     for path in paths:

@@ -23,7 +23,7 @@ from aggregator.metrics.registry import RunContext
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run.pipeline import RunEvaluation, evaluate_run
 from scorecards.errors import InputError
-from scorecards.reader import resolve_input
+from scorecards.inputs import resolve_input
 
 if TYPE_CHECKING:
     import polars as pl

@@ -22,8 +22,8 @@ import polars as pl
 from aggregator.compare.conditions import ConditionInput, condition_rows
 from aggregator.compare.contrasts import SMALL, contrast_rows, sample_split
 from aggregator.compare.resampled import Resampler
+from aggregator.stats.compile import compile_metrics
 from aggregator.stats.intervals import holm
-from aggregator.stats.weighted import compile_metrics
 from aggregator.text import is_text
 from scorecards.errors import InputError
 

@@ -11,15 +11,29 @@ from __future__ import annotations
 
 from functools import cache
 from importlib.resources import files
+from typing import NamedTuple
 
 import polars as pl
 
 from aggregator.metrics.exprs import HAS_GOLD, count, f1_of_sums, on_gold, ratio, transitions
 from aggregator.metrics.families import resolve
-from aggregator.metrics.registry import Metric, Registry, Section
+from aggregator.metrics.registry import Averaging, Metric, Registry, Section
 
 UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
 UNIT_SECTIONS: dict[str, Section] = {"refpol": "headline", "otepol": "units", "attrpol": "units"}
+
+
+class _UnitMetric(NamedTuple):
+    """One per-unit metric of :func:`_declare_unit` (its section is the unit's)."""
+
+    name: str
+    label: str
+    meaning: str
+    expr: pl.Expr
+    formula: str
+    averaging: Averaging
+    better: bool
+    blank: str
 
 
 def _declare_counts(reg: Registry) -> None:
@@ -53,22 +67,29 @@ def _declare_unit(reg: Registry, unit: str) -> None:
     fix, brk, keep, still = (transitions(unit, k) for k in ("fix", "break", "keep", "still"))
     n_gold = count(HAS_GOLD)
     declared = [
-        (f"tuple_f1_s1{suffix}", f"{label}-F1 S1", f"mean per-sample {unit} F1 of stage 1", s1,
-         f"mean over gold samples of F1_{unit}(S1, G)", "macro", True, "N = 0"),
-        (f"tuple_f1_s2{suffix}", f"{label}-F1 S2", f"mean per-sample {unit} F1 of the final stage", s2,
-         f"mean over gold samples of F1_{unit}(S2, G)", "macro", True, "N = 0"),
-        (f"delta_f1{suffix}", f"Δ{label}-F1", f"change of mean {unit} F1 from stage 1 to final", s2 - s1,
-         f"tuple_f1_s2{suffix} − tuple_f1_s1{suffix}", "difference", True, "N = 0"),
-        (f"fix_rate{suffix}", f"{label} fix rate", f"share of stage-1 wrong samples that the review made correct ({unit})",
-         ratio(fix, fix + still), "fix / (fix + still)", "pooled", True, "fix + still = 0"),
-        (f"break_rate{suffix}", f"{label} break rate", f"share of stage-1 correct samples that the review broke ({unit})",
-         ratio(brk, brk + keep), "break / (break + keep)", "pooled", False, "break + keep = 0"),
-        (f"net_gain{suffix}", f"{label} net gain", f"fixes minus breaks per gold sample ({unit})",
-         ratio((fix - brk).cast(pl.Float64), n_gold), "(fix − break) / N", "pooled", True, "N = 0"),
+        _UnitMetric(f"tuple_f1_s1{suffix}", f"{label}-F1 S1", meaning=f"mean per-sample {unit} F1 of stage 1", expr=s1,
+                    formula=f"mean over gold samples of F1_{unit}(S1, G)", averaging="macro", better=True, blank="N = 0"),
+        _UnitMetric(f"tuple_f1_s2{suffix}", f"{label}-F1 S2", meaning=f"mean per-sample {unit} F1 of the final stage",
+                    expr=s2, formula=f"mean over gold samples of F1_{unit}(S2, G)", averaging="macro", better=True,
+                    blank="N = 0"),
+        _UnitMetric(f"delta_f1{suffix}", f"Δ{label}-F1", meaning=f"change of mean {unit} F1 from stage 1 to final",
+                    expr=s2 - s1, formula=f"tuple_f1_s2{suffix} − tuple_f1_s1{suffix}", averaging="difference",
+                    better=True, blank="N = 0"),
+        _UnitMetric(f"fix_rate{suffix}", f"{label} fix rate",
+                    meaning=f"share of stage-1 wrong samples that the review made correct ({unit})",
+                    expr=ratio(fix, fix + still), formula="fix / (fix + still)", averaging="pooled", better=True,
+                    blank="fix + still = 0"),
+        _UnitMetric(f"break_rate{suffix}", f"{label} break rate",
+                    meaning=f"share of stage-1 correct samples that the review broke ({unit})",
+                    expr=ratio(brk, brk + keep), formula="break / (break + keep)", averaging="pooled", better=False,
+                    blank="break + keep = 0"),
+        _UnitMetric(f"net_gain{suffix}", f"{label} net gain", meaning=f"fixes minus breaks per gold sample ({unit})",
+                    expr=ratio((fix - brk).cast(pl.Float64), n_gold), formula="(fix − break) / N", averaging="pooled",
+                    better=True, blank="N = 0"),
     ]
-    for name, lab, meaning, expr, formula, averaging, better, blank in declared:
-        reg.add(Metric(name, lab, meaning, formula, expr, averaging=averaging, section=section,
-                       blank_when=blank, higher_is_better=better))
+    for m in declared:
+        reg.add(Metric(m.name, m.label, m.meaning, m.formula, m.expr, averaging=m.averaging, section=section,
+                       blank_when=m.blank, higher_is_better=m.better))
     if unit == "refpol":
         changed_still = count(HAS_GOLD & (pl.col("refpol_transition") == "still") & pl.col("changed"))
         reg.add(Metric("cda", "CDA", "share of fixes among samples the review fixed or changed without fixing",
@@ -77,8 +98,8 @@ def _declare_unit(reg: Registry, unit: str) -> None:
         reg.add(Metric("break_count", "Breaks", "samples correct at stage 1 and wrong after review (refpol)",
                        "Σ [transition = break]", brk, kind="int", averaging="count", section="headline",
                        requires_gold=False, higher_is_better=False))
-        for name, _, _, _, _, _, _, _ in declared:
-            reg.alias(f"{name}_refpol", name)
+        for m in declared:
+            reg.alias(f"{m.name}_refpol", m.name)
         for legacy, of in (("triplet_f1_s1", "tuple_f1_s1"), ("triplet_f1_s2", "tuple_f1_s2"),
                            ("tuple_f1_s2_overall", "tuple_f1_s2"), ("tuple_f1_s2_raw", "tuple_f1_s2")):
             reg.alias(legacy, of, legacy=True)

@@ -20,8 +20,7 @@ from aggregator.report.metric_tables import metric_rows_table, metrics_details
 from aggregator.report.samples import capped_payload
 from aggregator.report.warnings_html import MARK, marked, warning_banner
 from aggregator.run.intervals import intervals_html
-from aggregator.run.per_sample import TRANSITIONS
-from aggregator.units.projection import UNITS
+from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.version import __version__
 
 if TYPE_CHECKING:

@@ -23,8 +23,7 @@ import msgspec
 import polars as pl
 
 from aggregator.report.html import script_json
-from aggregator.run.per_sample import TRANSITIONS
-from aggregator.units.projection import UNITS
+from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.units.sample_marks import all_marks
 
 TUPLE_COLUMNS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}

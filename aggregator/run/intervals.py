@@ -38,7 +38,7 @@ def headline_intervals(evaluation: RunEvaluation) -> Intervals:
     from threadpoolctl import threadpool_limits
 
     from aggregator.stats.bootstrap import SampleColumns, iter_draws, percentile_interval, replicate_values
-    from aggregator.stats.weighted import compile_metrics
+    from aggregator.stats.compile import compile_metrics
 
     table = evaluation.table
     wanted = [m for m in METRICS if m in evaluation.registry]

@@ -21,10 +21,9 @@ import polars as pl
 
 from aggregator.metrics.prf import prf_exprs
 from aggregator.run.sample_values import frame_of, pack_rows, table_of
-from aggregator.units.projection import UNITS
+from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.units.sample_counts import COLUMNS, STAGES, Column
 
-TRANSITIONS = ("fix", "break", "keep", "still")
 TRANSITION = pl.Enum(TRANSITIONS)
 """The type of the transition columns (1 byte a row)."""
 

@@ -18,7 +18,9 @@ from aggregator.run.lookalikes import NEAR_MATCHES, near_matches
 from aggregator.run.sample_values import SampleEvaluator
 from aggregator.run_warnings import RunWarnings, check_run
 from aggregator.units.taxonomy import Taxonomy, taxonomy_for_run, taxonomy_in_force
-from scorecards.reader import paused_gc, resolve_input, start_read
+from scorecards.chunks import paused_gc
+from scorecards.inputs import resolve_input
+from scorecards.reader import start_read
 
 if TYPE_CHECKING:
     import polars as pl

@@ -6,7 +6,7 @@ picklable (it holds family names only) and tells the reader which typed schema t
 
 Rows travel in blocks. Holding one Python tuple per sample until the whole input is read made
 memory grow with Python objects per row (3 GB and more at 1,000,000 rows). Instead the reader
-(:mod:`scorecards.reader`) hands every :data:`~scorecards.reader.PACK_ROWS` rows of a decoding
+(:mod:`scorecards.reader`) hands every :data:`~scorecards.chunks.PACK_ROWS` rows of a decoding
 process to :func:`pack_rows`, which turns them into columns (numbers as :class:`array.array`,
 8 bytes a value, cheap to send between processes; it touches no Polars, which a decoding
 process never loads), and this process makes the blocks a frame (:func:`frame_of`) as soon as
@@ -176,7 +176,7 @@ def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[in
 def duplicates(
     frames: Sequence[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
 ) -> tuple[list[tuple[int, int, str, str, str]], pl.Series | None]:
-    """The reader's ``duplicates`` hook (:data:`scorecards.reader.FindDuplicates`), found in Polars.
+    """The reader's ``duplicates`` hook (:data:`scorecards.read_result.FindDuplicates`), found in Polars.
 
     Rows in file order; of the rows of one identity (run id, split, sample key) the first
     counts and each other one is ``(line, first line, run id, split, sample key)``; rows on

@@ -11,7 +11,7 @@ The replicate values of the metrics of a :class:`~aggregator.stats.weighted.Weig
 columns (counts, flags) are summed exactly (every partial sum stays below 2**24), and other columns
 are centred first, so their sums keep about seven significant digits of the spread between
 resamples; the centres added back and the products' types go with the sums
-(:class:`~aggregator.stats.weighted.Rounding`), so that a spread computed from them is told from
+(:class:`~aggregator.stats.sums.Rounding`), so that a spread computed from them is told from
 their rounding. Products run on the caller's BLAS threads; the comparison keeps one (on the 2-core
 development machine, loaded by other processes, a second thread made them slower, not faster).
 Replicates only feed variances and percentiles; every point estimate is the registry's
@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from aggregator.stats.weighted import ColumnSums, Rounding, WeightedMetrics
+from aggregator.stats.sums import ColumnSums, Rounding
+
+if TYPE_CHECKING:
+    from aggregator.stats.weighted import WeightedMetrics
 
 BLOCK = 1000
 BLOCK_CELLS = 5 * 10**6

@@ -175,3 +175,8 @@ UNITS: dict[UnitName, Unit] = {
     "otepol": Unit("otepol", "SurfaceUnit", surface_units, match_surface, False, False, matched_surface),
     "attrpol": Unit("attrpol", "attribute unit", attribute_units, match_exact, True, True),
 }
+
+TRANSITIONS = ("fix", "break", "keep", "still")
+"""How a sample's unit moves from stage 1 to the final stage: fix (wrong, then correct), break (correct,
+then wrong), keep (correct both times), still (wrong both times); the ``u_transition`` column of
+:mod:`aggregator.run.per_sample`."""
