@@ -3,9 +3,9 @@
 Each run is checked as ``aggregate RUN`` checks it (:func:`aggregator.run_warnings.check_run`,
 on the run's per-sample table and metrics; codes in ``allow`` are silenced). From them:
 
-- the notes: a condition's line names the code, in how many of its runs it is raised, and the
-  message of the first such run; a code every run raises is one note. They are the comparison's
-  first notes, so ``comparison.md``, the report and ``--json`` all carry them;
+- the notes: one per code, naming how many runs raise it, in which conditions (how many of each
+  one's runs; "every condition" when every run does) and the message of the first such run. They
+  are the comparison's first notes, so ``comparison.md``, the report and ``--json`` all carry them;
 - the marks: a condition's value of a metric carries the codes any of its runs raises for that
   metric, a contrast's those of both conditions (the ``warnings`` column of ``conditions.csv``,
   ``paired.csv``, ``subsets.csv`` and ``paper.csv``; ⚠ in the readable tables and charts);
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from aggregator.compare.runs import Run
 
 WARNINGS_COLUMN = "warnings"
+CONDITIONS_LISTED = 5
+"""A code raised in some conditions only names this many of them in its note."""
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,6 @@ class ConditionWarning:
     raised: int
     runs: int
     first: RaisedWarning
-
-    def note(self) -> str:
-        return (f"Warning {self.code} in {self.raised} of {self.runs} run(s) of {self.condition}: "
-                f"{self.first.message} (docs/warnings.md).")
 
 
 def run_warnings(run: Run, allow: Iterable[str] = ()) -> tuple[RaisedWarning, ...]:
@@ -88,22 +86,24 @@ class ComparisonWarnings:
                  "count": w.count} for run, warnings in zip(self.runs, self.shown) for w in warnings]
 
     def notes(self) -> list[str]:
-        """One note per condition and code raised; a code every run of every condition raises is one note.
-        Codes that make a unit unmeasurable come first."""
+        """One note per code raised, with how many runs raise it in all and in which conditions (a code every
+        run raises: "every condition"), and the message of its first run. Codes that make a unit
+        unmeasurable come first."""
         found = condition_warnings(self.runs, self.shown)
-        conditions = {run.condition for run in self.runs}
-        everywhere = {
-            code for code in dict.fromkeys(w.code for w in found)
-            if {w.condition for w in found if w.code == code and w.raised == w.runs} == conditions
-        }
+        conditions = len({run.condition for run in self.runs})
         notes: list[tuple[bool, str]] = []
-        for warning in found:
-            first = not warning.first.unmeasurable
-            if warning.code not in everywhere:
-                notes.append((first, warning.note()))
-            elif warning.condition == self.runs[0].condition or len(conditions) == 1:
-                notes.append((first, f"Warning {warning.code} in {len(self.runs)} of {len(self.runs)} runs (every "
-                                     f"condition); in {warning.condition}: {warning.first.message} (docs/warnings.md)."))
+        for code in dict.fromkeys(w.code for w in found):
+            mine = [w for w in found if w.code == code]
+            raised = sum(w.raised for w in mine)
+            if raised == len(self.runs):
+                where = "every condition"
+            else:
+                listed = [f"{w.condition}: {w.raised} of {w.runs}" for w in mine[:CONDITIONS_LISTED]]
+                more = len(mine) - CONDITIONS_LISTED
+                where = "; ".join(listed) + (f"; and {more} more of the {conditions} conditions" if more > 0 else "")
+            notes.append((not mine[0].first.unmeasurable,
+                          f"Warning {code} in {raised} of {len(self.runs)} runs ({where}); in {mine[0].condition}: "
+                          f"{mine[0].first.message} (docs/warnings.md)."))
         return [text for _, text in sorted(notes, key=lambda n: n[0])]
 
     def with_column(self, frame: pl.DataFrame, kind: str) -> pl.DataFrame:
