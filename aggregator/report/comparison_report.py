@@ -69,6 +69,7 @@ def condition_rows(result: ComparisonResult) -> list[dict[str, object]]:
     """Chart rows: per metric, unit and condition the mean with its 95% interval, and each seed's value."""
     rows: list[dict[str, object]] = []
     summaries = _by_metric(result.conditions, "condition")
+    labels = {unit: unit_label(result, unit) for unit in UNITS}
     for name, text in METRIC_LABELS.items():
         for unit in UNITS:
             metric = _metric(name, unit)
@@ -76,7 +77,7 @@ def condition_rows(result: ComparisonResult) -> list[dict[str, object]]:
             for condition in result.conditions_order:
                 mine = runs.filter(pl.col("condition") == condition)
                 summary = summaries[(condition, metric)]
-                base = {"metric": text, "unit": unit_label(result, unit), "condition": condition,
+                base = {"metric": text, "unit": labels[unit], "condition": condition,
                         "warned": bool(codes_of(summary))}
                 rows.append({**base, "kind": "mean", "value": summary["mean"], "low": summary["ci_low"],
                              "high": summary["ci_high"], "n": mine.height})
@@ -99,11 +100,12 @@ def _against_baseline(result: ComparisonResult) -> pl.DataFrame:
 def paired_rows(result: ComparisonResult) -> list[dict[str, object]]:
     """Chart rows: F1 S2 and ΔF1 per unit of each condition against the baseline."""
     rows = []
+    labels = {unit: unit_label(result, unit) for unit in UNITS}
     for r in _against_baseline(result).iter_rows(named=True):
         for name, text in STATISTIC_LABELS.items():
             for unit, suffix in UNITS.items():
                 if r["metric"] == f"{name}{suffix}":
-                    rows.append({"statistic": text, "unit": unit_label(result, unit), "condition": r["condition_b"],
+                    rows.append({"statistic": text, "unit": labels[unit], "condition": r["condition_b"],
                                  "delta": r["delta"], "low": r["ci_low"], "high": r["ci_high"],
                                  "p_text": p_text(r["p_value"]), "n": r["n_samples"], "warned": bool(codes_of(r))})
     return rows

@@ -3,6 +3,7 @@ with ⚠), agreement of the review agents, flips, self-consistency and every run
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 from aggregator.compare.markdown import (
@@ -128,10 +129,15 @@ def consistency_table(result: ComparisonResult) -> str:
     return _table(header, rows, 1)
 
 
-def _covers(code: str, metric: str) -> bool:
+@cache
+def _affected(code: str) -> frozenset[str]:
     from aggregator.run_warnings import all_warnings
 
-    return metric in all_warnings()[code].affected(STRUCTURAL)
+    return frozenset(all_warnings()[code].affected(STRUCTURAL))
+
+
+def _covers(code: str, metric: str) -> bool:
+    return metric in _affected(code)
 
 
 def runs_table(result: ComparisonResult) -> str:
