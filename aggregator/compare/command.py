@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 DEFAULT_OUTDIR = Path("comparison")
 NOTES_SHOWN = 3
 WARNING_NOTE = "Warning "
-MARKDOWN = "comparison.md"
 PAPER_CELLS = ("sd", "ci")
 
 
@@ -29,6 +28,7 @@ def summary_lines(result: ComparisonResult) -> list[str]:
     """Per condition: runs and F1 S2 mean ± SD per unit, the lead unit first with a line saying why when it
     is not Ref-F1; then each contrast's Δ F1 S2 with CI and p. A value a warning covers ends with its codes
     in brackets. Then the first :data:`NOTES_SHOWN` notes but the warnings (on stderr), and where the rest are."""
+    from aggregator.compare.files import MARKDOWN
     from aggregator.compare.markdown import interval, label, mean_sd, p_cell, signed
     from aggregator.units.lead import SUFFIXES, Lead
 
