@@ -1,11 +1,13 @@
 # Two entry points for a fresh machine with Python 3.11 and make:
 #   make demo   install into .venv, aggregate the run shipped in results/ and compare the 13 vendored real runs
+#               into comparison/ (results/ keeps holding runs only, so that `aggregate results/*/` reads runs)
 #   make test   install into .venv, lint (ruff), type-check (mypy --strict, [tool.mypy]) and run the whole test suite on two cores (pytest-xdist)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 DEMO_RUN := results/cr_n50_m1_v2__seed42
 DEMO_RUNS := tests/fixtures/runs
+DEMO_COMPARISON := comparison
 
 .PHONY: demo test docs bench clean
 
@@ -17,7 +19,7 @@ $(BIN)/.installed: pyproject.toml
 
 demo: $(BIN)/.installed
 	$(BIN)/aggregate $(DEMO_RUN)
-	$(BIN)/aggregate compare $(DEMO_RUNS)/* --outdir results/comparison
+	$(BIN)/aggregate compare $(DEMO_RUNS)/* --outdir $(DEMO_COMPARISON)
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check aggregator scorecards tests benchmarks
@@ -38,4 +40,4 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/bench_score.py
 
 clean:
-	rm -rf $(VENV) $(DEMO_RUN)/derived results/comparison
+	rm -rf $(VENV) $(DEMO_RUN)/derived $(DEMO_COMPARISON)

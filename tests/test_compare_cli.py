@@ -62,7 +62,7 @@ def test_all_thirteen_runs(full: Path) -> None:
 def test_conditions_csv_summarises_every_column_of_runs_csv(full: Path) -> None:
     runs = list(csv.DictReader(open(full / "runs.csv", encoding="utf-8")))
     rows = list(csv.DictReader(open(full / "conditions.csv", encoding="utf-8")))
-    assert {r["metric"] for r in rows} == set(STRUCTURAL.names) == set(runs[0]) - {"run_id", "condition", "seed"}
+    assert {r["metric"] for r in rows} == set(STRUCTURAL.names) == set(runs[0]) - {"run_id", "condition", "seed", "warnings"}
     for row in rows:
         if STRUCTURAL[row["metric"]].kind == "str":
             continue
@@ -95,8 +95,9 @@ def test_every_runs_csv_row_is_that_runs_own_structural_metrics_csv(full: Path, 
         done = run_cli(run_dir, "--outdir", tmp_path / row[0], "--quiet")
         assert done.returncode == 0, done.stderr
         header, values = read_csv(tmp_path / row[0] / "structural_metrics.csv")
-        assert rows[0][3:] == header
-        assert row[3:] == values, row[0]
+        assert rows[0][3] == "warnings" and row[3] == "ref_unmeasurable"
+        assert rows[0][4:] == header
+        assert row[4:] == values, row[0]
 
 
 def test_a_merged_file_is_split_by_run_id(tmp_path: Path) -> None:
@@ -150,7 +151,7 @@ def test_json_and_default_outdir(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["cr_n50_m0_v2__seed42", "cr_n50_m0_v2__seed42/scorecards.jsonl"], "given twice"),
-        (["cr_n50_m0_v2__seed42", "--baseline", "nope"], "no such condition"),
+        (["cr_n50_m0_v2__seed42", "cr_n50_m1_v2__seed42", "--baseline", "nope"], "no such condition"),
         (["cr_n50_m0_v2__seed42", "--condition-pattern", "("], "not a regular expression"),
         (["missing_run"], "no such file or run directory"),
     ],
@@ -174,6 +175,7 @@ def test_two_inputs_with_the_same_run_id_are_an_error(tmp_path: Path) -> None:
 def test_unwritable_outdir_is_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    done = run_cli("compare", RUNS / "cr_n50_m0_v2__seed42", "--outdir", blocker / "out", "--resamples", "10")
+    done = run_cli("compare", RUNS / "cr_n50_m0_v2__seed42", RUNS / "cr_n50_m0_v2__seed123", "--outdir", blocker / "out",
+                   "--resamples", "10")
     assert done.returncode == 2
     assert "cannot write outputs" in one_error_line(done.stderr)

@@ -47,8 +47,10 @@ def test_markers_bold_and_caption(result: ComparisonResult) -> None:
     table = paper_table(result, "ci")
     means = {c: table.cells[(c, "tuple_f1_s2_otepol")].mean for c in table.conditions}
     assert [c for c in table.conditions if table.cells[(c, "tuple_f1_s2_otepol")].best] == [max(means, key=means.get)]
-    for words in ("ddof = 1", "500 resamples, seed 0", "Banerjee", "seeds 42, 101, 123, 456, 789", "mean [95% CI]"):
+    for words in ("500 resamples, seed 0", "Banerjee", "seeds 42, 101, 123, 456, 789", "mean [95% CI]"):
         assert words in table.caption
+    assert "SD" not in table.caption and "ddof = " not in table.caption  # --paper-cells ci: no SD is shown
+    assert "SD over seeds with ddof = 1" in paper_table(result, "sd").caption
     markdown = paper_files(result, "sd")["paper.md"].decode()
     assert "**" in markdown and "Table: Cells: mean ± SD over seeds" in markdown
 
@@ -73,7 +75,7 @@ def test_paper_tex_compiles_with_pdflatex(result: ComparisonResult, tmp_path: Pa
 def test_readme_shows_the_paper_table_of_the_shared_runs() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     metrics = ["tuple_f1_s2_otepol", "delta_f1_otepol", "tuple_f1_s2_otepol_micro", "ref_fill_rate_s2"]
-    assert f"--paper sd --metrics {','.join(metrics)}" in readme
+    assert f"--paper --metrics {','.join(metrics)}" in readme
     result = compare_runs(sorted(RUNS.iterdir()), metrics=metrics)
     table = paper_files(result, "sd")["paper.md"].decode().split("\n\nTable:")[0]
     assert table in readme

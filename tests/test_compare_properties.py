@@ -72,7 +72,7 @@ def test_run_order_changes_nothing(runs: list[Run], order: list[int], seed: int)
 
 
 @FAST
-@given(st.lists(st.integers(0, len(NAMES) - 1), min_size=1, unique=True), st.sampled_from([0, 1]))
+@given(st.lists(st.integers(0, len(NAMES) - 1), min_size=2, unique=True), st.sampled_from([0, 1]))
 def test_condition_summaries_are_those_of_the_per_run_values(runs: list[Run], picked: list[int], ddof: int) -> None:
     result = compare_loaded([runs[i] for i in picked], resamples=RESAMPLES, seed=0, ddof=ddof)
     assert result.conditions.height == len(set(result.runs.get_column("condition"))) * len(STRUCTURAL)

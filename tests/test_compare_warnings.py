@@ -17,9 +17,10 @@ def test_a_code_every_run_raises_is_one_note_in_every_output(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     notes = json.loads(done.stdout)["notes"]
     assert [n for n in notes if n.startswith("Warning ")] == [
-        n for n in notes if n.startswith("Warning ref_unmeasurable in all 13 run(s) of every condition")]
+        n for n in notes if n.startswith("Warning ref_unmeasurable in 13 of 13 runs (every condition); in ")]
     assert any(n.startswith("Warning ref_unmeasurable") for n in notes)
-    assert "Warning ref_unmeasurable in all 13 run(s)" in (tmp_path / "comparison.md").read_text(encoding="utf-8")
+    assert notes[0].startswith("Warning ref_unmeasurable")  # ranked first
+    assert "Warning ref_unmeasurable in 13 of 13 runs" in (tmp_path / "comparison.md").read_text(encoding="utf-8")
     assert "Warning ref_unmeasurable" in (tmp_path / "comparison_report.html").read_text(encoding="utf-8")
 
 
@@ -30,7 +31,18 @@ def test_a_code_some_runs_raise_is_named_per_condition(tmp_path: Path) -> None:
     synth.write_bytes((CONFORMANCE / "synth_pub" / "scorecards.jsonl").read_bytes())
     result = compare_runs([REAL[0], REAL[1], synth.parent], resamples=20)  # two runs of cr_n50_m0_v2
     warned = [n for n in result.notes if n.startswith("Warning ")]
-    assert [n.split(":")[0] for n in warned] == ["Warning ref_unmeasurable in 2 of 2 run(s) of cr_n50_m0_v2"]
+    assert [n.split("); in ")[0] for n in warned] == ["Warning ref_unmeasurable in 2 of 3 runs (cr_n50_m0_v2: 2 of 2"]
+    assert result.lead_reason == ("Ref-F1 cannot be measured in 2 of 3 runs (ref_unmeasurable): showing Surface-F1")
+
+
+def test_a_code_many_conditions_raise_is_one_note_naming_a_few(tmp_path: Path) -> None:
+    """50 conditions, 12 of them with empty final sets: one note per code, not one per condition."""
+    source = write_grid(tmp_path / "grid" / "scorecards.jsonl", 50, 2)
+    result = compare_runs([source], resamples=10)
+    warned = [n for n in result.notes if n.startswith("Warning ")]
+    assert [n.split()[1] for n in warned] == ["ref_unmeasurable", "empty_predictions"]
+    assert warned[1].startswith("Warning empty_predictions in 24 of 100 runs (")
+    assert "; and 7 more of the 50 conditions); in " in warned[1]
 
 
 def test_compare_runs_writes_like_the_command(tmp_path: Path) -> None:

@@ -68,3 +68,56 @@ def test_convert_writes_scorecards_that_aggregate_reads(tmp_path: Path) -> None:
     assert micro == json.loads(scored.stdout)["sound"]["f1"]
     stdout = run_cli("convert", gold, pred, "--format", fmt)
     assert stdout.stdout.encode() == (tmp_path / "run" / "scorecards.jsonl").read_bytes()
+
+
+def test_a_converted_run_carries_its_dataset_taxonomy_so_ref_f1_is_measured(tmp_path: Path) -> None:
+    gold, pred, fmt = case_files(FIXTURES / "peer" / "acos" / "case_1")
+    run = tmp_path / "acos_case"
+    done = run_cli("convert", gold, pred, "--format", fmt, "--out", run / "scorecards.jsonl")
+    assert done.returncode == 0, done.stderr
+    taxonomy = json.loads((run / "taxonomy.json").read_text(encoding="utf-8"))
+    assert taxonomy["name"] == "acos: the unit keys of gold.tsv and pred.tsv" and len(taxonomy["refs"]) > 100
+    assert done.stdout.splitlines() == [
+        f"wrote {run / 'scorecards.jsonl'} (300 rows, run id case_1_gold) and {run / 'taxonomy.json'} (its taxonomy: "
+        f"{len(taxonomy['refs'])} refs, {taxonomy['name']}); next: aggregate {run}"]
+    aggregated = run_cli(run, "--outdir", tmp_path / "out")
+    assert aggregated.returncode == 0, aggregated.stderr
+    assert "ref_unmeasurable" not in aggregated.stdout + aggregated.stderr
+    lines = aggregated.stdout.splitlines()
+    assert lines[0] == "case_1_gold: 300 rows, 300 with gold" and lines[1].startswith("  Ref-F1      S1 0.3991")
+    metadata = json.loads((tmp_path / "out" / "run_metadata.json").read_text(encoding="utf-8"))
+    assert metadata["taxonomy"]["source"] == str(run / "taxonomy.json")
+    assert metadata["taxonomy"]["refs"] == len(taxonomy["refs"])
+    markdown = (tmp_path / "out" / "structural_metrics_table.md").read_text(encoding="utf-8")
+    assert "| Ref-F1 S2 (`tuple_f1_s2`) | 0.3991 |" in markdown  # unmarked
+    given = run_cli(run, "--outdir", tmp_path / "given", "--taxonomy", tmp_path / "none.json")
+    assert given.returncode == 2 and "none.json: cannot read the taxonomy" in given.stderr  # --taxonomy wins
+
+
+def test_a_category_format_records_the_categories_of_its_gold(tmp_path: Path) -> None:
+    gold, pred, fmt = case_files(FIXTURES / "peer" / "nikluge_sa_2022" / "case_1")
+    done = run_cli("convert", gold, pred, "--format", fmt, "--out", tmp_path / "run" / "scorecards.jsonl",
+                   "--run-id", "mine")
+    assert done.returncode == 0, done.stderr
+    taxonomy = json.loads((tmp_path / "run" / "taxonomy.json").read_text(encoding="utf-8"))
+    spec, pairs = read_pairs(gold, pred, fmt)
+    categories = {t["aspect_ref"] for row in scorecard_rows(spec, pairs, "x") for t in row["gold_tuples"]}
+    assert taxonomy["refs"] == sorted(categories) and taxonomy["name"].startswith("nikluge: the categories of ")
+    assert "run id mine" in done.stdout
+
+
+def test_the_run_is_named_after_the_dataset() -> None:
+    from aggregator.formats.convert import dataset_name
+
+    assert dataset_name(Path("data/rest16_test.tsv")) == "rest16_test"
+    assert dataset_name(Path("data/rest16/test.tsv")) == "rest16_test"
+    assert dataset_name(Path("cases/case_1/gold.jsonl")) == "case_1_gold"
+
+
+def test_convert_to_stdout_says_what_it_wrote_on_stderr() -> None:
+    gold, pred, fmt = case_files(FIXTURES / "peer" / "aste" / "case_1")
+    done = run_cli("convert", gold, pred, "--format", fmt)
+    assert done.returncode == 0 and done.stdout.count("\n") > 10
+    assert done.stderr.splitlines() == [
+        f"aggregate: wrote {done.stdout.count(chr(10))} rows (run id case_1_gold) to stdout; the run's taxonomy is "
+        "written only with --out (beside the scorecards, as taxonomy.json)"]

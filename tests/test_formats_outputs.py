@@ -46,6 +46,19 @@ def test_semeval16_is_scored_soundly_without_an_official_scorer(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     body = json.loads(done.stdout)
     assert body["official"] is None and "no official scorer" in body["official_unavailable"]
-    assert body["sound"]["category"]["f1"] == 1.0 and body["sound"]["target"]["f1"] == 1.0
+    assert body["sound"]["category"]["f1"] == 1.0 and body["sound"]["aspect"]["f1"] == 1.0
     rows = {r["unit"]: r for r in body["units"]["sound"]}
     assert rows["aspect"]["tp"] == 1 and rows["category aspect"]["tp"] == 2
+
+
+def test_semeval16_summary_shows_its_polarity_units_under_the_json_names(tmp_path: Path) -> None:
+    gold, pred = tmp_path / "g.xml", tmp_path / "p.xml"
+    gold.write_text(SEMEVAL16)
+    pred.write_text(SEMEVAL16.replace('polarity="negative"', 'polarity="positive"'))
+    text = run_cli("score", gold, pred, "--format", "semeval16")
+    body = json.loads(run_cli("score", gold, pred, "--format", "semeval16", "--json").stdout)
+    units = [line.strip() for line in text.stdout.splitlines() if line.startswith("  ") and not line.startswith("    ")]
+    assert units[:-1] == list(body["sound"]) == ["category", "aspect", "category aspect", "category sentiment",
+                                                  "category sentiment aspect"]
+    assert body["sound"]["category"]["f1"] == 1.0 and body["sound"]["category sentiment"]["f1"] == 0.5
+    assert "    sound     P 0.5000  R 0.5000  F1 0.5000" in text.stdout

@@ -152,11 +152,14 @@ def test_api_arguments_are_checked_by_name(tmp_path: Path) -> None:
             call()
 
 
-def test_one_path_is_one_input_not_its_characters() -> None:
-    """``compare_runs("dir")`` iterated the string's characters."""
-    alone = compare_runs(str(RUN), resamples=20)
-    assert alone.to_dict() == compare_runs([RUN], resamples=20).to_dict()
-    assert alone.conditions_order == ("cr_n50_m1_v2",)
+def test_one_path_is_one_input_not_its_characters(tmp_path: Path) -> None:
+    """``compare_runs("file")`` iterated the string's characters (a merged file of two runs here: a
+    comparison needs two runs)."""
+    merged = tmp_path / "merged.jsonl"
+    merged.write_bytes(b"".join((run / "scorecards.jsonl").read_bytes() for run in (RUN, RUN.parent / "cr_n50_m1_v2__seed101")))
+    alone = compare_runs(str(merged), resamples=20)
+    assert alone.to_dict() == compare_runs([merged], resamples=20).to_dict()
+    assert alone.conditions_order == ("cr_n50_m1_v2",) and alone.runs.height == 2
 
 
 def test_results_are_read_only() -> None:

@@ -40,7 +40,7 @@ def lookalike_run(directory: Path) -> Path:
 
 def test_near_matches_are_misses_and_are_counted(tmp_path: Path) -> None:
     path = lookalike_run(tmp_path / "run")
-    done = run_cli(path, "--outdir", tmp_path / "out", "--quiet")
+    done = run_cli(path, "--outdir", tmp_path / "out")
     assert done.returncode == 0, done.stderr
     metadata = json.loads((tmp_path / "out" / "run_metadata.json").read_text())
     assert metadata["counts"][NEAR_MATCHES] == 4 * 2  # four samples, stage 1 and final

@@ -12,7 +12,7 @@ from aggregator.outputs.cells import markdown_cell
 from aggregator.report import charts, html
 from aggregator.report.run_report import run_report, transition_counts
 from aggregator.run.pipeline import evaluate_run
-from tests.conftest import CONFORMANCE, run_cli
+from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.scorecard_rows import evaluate_rows, item, row
 
 SYNTH = CONFORMANCE / "synth_pub" / "scorecards.jsonl"
@@ -64,6 +64,39 @@ def test_headline_numbers_are_the_computed_metrics(synth_page: tuple[bytes, obje
         assert f">{markdown_cell(m[name])}<" in text, name
     for name in ("delta_f1", "net_gain", "delta_f1_otepol"):
         assert f">{m[name]:+.4f}<" in text, name
+
+
+def test_a_measurable_run_leads_with_ref_f1(synth_page: tuple[bytes, object]) -> None:
+    page, _ = synth_page
+    text = markup(page)
+    assert 'id="lead-reason"' not in text and ">Ref-F1 final<" in text and ">CDA<" in text
+    assert '<tr class="primary"><th scope="row">Ref-F1 · GoldUnit' in text
+    assert report_data(page)["samples"]["lead"] == "refpol"
+
+
+def test_a_real_run_leads_with_surface_says_why_and_marks_its_ref_intervals() -> None:
+    from aggregator.run.intervals import intervals_markdown
+
+    evaluation = evaluate_run(RUNS / "cr_n50_m1_v2__seed42", workers=1)
+    page = run_report(evaluation)
+    text = markup(page)
+    reason = "Ref-F1 cannot be measured in this run (ref_unmeasurable): showing Surface-F1."
+    assert f'<p class="lead-reason" id="lead-reason">{reason}</p><div class="cards">' in text
+    cards = text.split('<div class="cards">')[1].split("</div></div></div>")[0]
+    assert cards.index(">Surface-F1 final<") < cards.index(">ΔSurface-F1<") and "CDA" not in cards
+    assert "warned" not in cards and "⚠" not in cards
+    assert '<tr class="primary"><th scope="row">Surface-F1 · SurfaceUnit' in text
+    assert text.count(reason) == 2  # above the cards and above the sample table
+    assert report_data(page)["samples"]["lead"] == "otepol"
+    intervals = text.split("<th>Metric</th><th class=\"num\">Value</th><th class=\"num\">95% CI</th>")[1]
+    ref_row = intervals.split("<tr>")[2]
+    assert ref_row.startswith('<th scope="row">Ref-F1 S2</th><td class="num warned">0.0000<span class="mark" '
+                              'title="ref_unmeasurable">⚠</span></td><td class="num warned">[0.0000, 0.0000]<span')
+    surface = [r for r in intervals.split("<tr>") if r.startswith('<th scope="row">Surface-F1 S2')]
+    assert surface and "warned" not in surface[0]
+    markdown = intervals_markdown(evaluation)
+    assert "| Ref-F1 S2 (`tuple_f1_s2`) | 0.0000 ⚠ | [0.0000, 0.0000] ⚠ |" in markdown
+    assert [line for line in markdown.splitlines() if "`tuple_f1_s2_otepol`" in line][0].count("⚠") == 0
 
 
 def test_embedded_samples_match_the_per_sample_table(synth_page: tuple[bytes, object]) -> None:

@@ -130,15 +130,21 @@ def test_a_warned_run_shows_the_banner_and_greys_the_numbers_it_affects(browser:
     seen = visit(browser, tmp_path / "report.html")
     page = seen.page
     assert "ref_unmeasurable" in page.inner_text(".warnings")  # type: ignore[attr-defined]
+    reason = "Ref-F1 cannot be measured in this run (ref_unmeasurable): showing Surface-F1."
+    assert page.inner_text("#lead-reason") == reason  # type: ignore[attr-defined]
+    assert page.locator(".card-label").first.inner_text() == "Surface-F1 final"  # type: ignore[attr-defined]
+    assert page.locator(".card-value.warned").count() == 0  # type: ignore[attr-defined]
+    assert page.inner_text("table.headline tr.primary th").startswith("Surface-F1")  # type: ignore[attr-defined]
     headline = page.locator("table.headline tbody tr")  # type: ignore[attr-defined]
     assert headline.nth(0).locator("td.warned .mark").count() == 6
     assert headline.nth(1).locator("td.warned").count() == 0
     grey = headline.nth(0).locator("td.warned").first.evaluate("e => getComputedStyle(e).color")
     assert grey == "rgb(140, 149, 159)"
     screenshot(seen, "run_report_warnings")
-    assert page.locator("table.samples .tuple.in-gold").count() == 0  # type: ignore[attr-defined]
-    page.select_option("#sample-unit", "otepol")  # type: ignore[attr-defined]
+    assert page.input_value("#sample-unit") == "otepol"  # type: ignore[attr-defined]  # the table opens on Surface
     assert page.locator("table.samples .tuple.in-gold").count() > 0  # type: ignore[attr-defined]
+    page.select_option("#sample-unit", "refpol")  # type: ignore[attr-defined]
+    assert page.locator("table.samples .tuple.in-gold").count() == 0  # type: ignore[attr-defined]
     assert_clean(seen)
 
 
@@ -185,6 +191,10 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     for r in result.paired.filter(metric="tuple_f1_s2_otepol").iter_rows(named=True):
         assert interval(r["ci_low"], r["ci_high"], sign=True) in text
     assert page.locator("[data-chart] svg").count() == 2  # type: ignore[attr-defined]
+    headers = page.locator("[data-chart=conditions] svg .role-column-header text").evaluate_all(  # type: ignore[attr-defined]
+        "nodes => nodes.map(n => n.textContent)")
+    assert headers == ["Surface", "Ref ⚠", "Attr ⚠"]  # the first panel: Surface, the unit Ref-F1 cannot be read in
+    assert "Ref-F1 cannot be measured in these runs (ref_unmeasurable)" in page.inner_text("#lead-reason")  # type: ignore[attr-defined]
     screenshot(seen, "comparison_report")
     page.select_option("[data-chart=conditions] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
     page.select_option("[data-chart=paired] select", "ΔF1 (S2 − S1)")  # type: ignore[attr-defined]
@@ -222,10 +232,11 @@ def test_a_comparison_of_one_or_fifty_conditions_stays_readable(
 
 
 def test_edge_pages_render_cleanly(browser: object, tmp_path: Path) -> None:
-    """No gold at all, and a comparison of one run: empty and one-value charts draw without a warning."""
+    """No gold at all, and a comparison of two seeds of one condition: empty and one-value charts draw
+    without a warning."""
     done = run_cli(CONFORMANCE / "nogold" / "scorecards.jsonl", "--outdir", tmp_path / "nogold", "--quiet")
     assert done.returncode == 0, done.stderr
-    done = run_cli("compare", sorted(RUNS.iterdir())[0], "--outdir", tmp_path / "one", "--quiet", "--resamples", "20")
+    done = run_cli("compare", *sorted(RUNS.iterdir())[:2], "--outdir", tmp_path / "one", "--quiet", "--resamples", "20")
     assert done.returncode == 0, done.stderr
     for report in (tmp_path / "nogold" / "report.html", tmp_path / "one" / "comparison_report.html"):
         assert_clean(visit(browser, report))

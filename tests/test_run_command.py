@@ -182,12 +182,22 @@ def test_a_closed_stdout_does_not_stop_the_runs(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--bogus", "x"], "aggregate: error: No such option '--bogus' (see 'aggregate run --help')"),
+    (["--bogus", "x"], "aggregate: error: No such option '--bogus' (see 'aggregate --help')"),
+    (["run", "--bogus", "x"], "aggregate: error: No such option '--bogus' (see 'aggregate run --help')"),
     (["compare"], "aggregate: error: Missing argument 'RUNS...' (see 'aggregate compare --help')"),
+    (["score", "g", "p"], "aggregate: error: Missing option '--format'. Choose from: nikluge, aste, asqp, acos, "
+                          "semeval14, semeval16 (see 'aggregate score --help')"),
     (["samples", "x", "--unit", "nope"], "aggregate: error: Invalid value for '--unit': 'nope' is not one of "
-                                         "'refpol', 'otepol', 'attrpol' (see 'aggregate samples --help')"),
+                                         "'ref', 'surface', 'attr', 'refpol', 'otepol', 'attrpol' (see 'aggregate samples --help')"),
 ])
 def test_a_usage_error_is_one_line_in_the_error_style(args: list[str], message: str) -> None:
     done = run_cli(*args)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [message]
+
+
+def test_the_help_a_usage_error_points_to_lists_the_options_of_aggregate_run() -> None:
+    done = run_cli("--help")
+    assert done.returncode == 0
+    options = done.stdout.split("Options of aggregate RUN...:")[1]
+    assert "--fail-on-warning" in options and "--profile" in options and "--help" not in options

@@ -48,10 +48,40 @@ def test_the_table_shows_tuples_with_their_marks_and_a_legend() -> None:
     done = run_cli("samples", CASE, "--unit", "otepol", "--only", "breaks", "--limit", "2")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "breaks under otepol (correct at stage 1, wrong at the final stage): 17 samples, the first 2 shown (--limit)"
+    assert lines[0] == "breaks under Surface-F1 (correct at stage 1, wrong at the final stage): 17 samples, the first 2 shown (--limit)"
     assert "│ 그렇다고 백화점에서 똑같은 걸  │" in done.stdout  # the sentence, under its sample key
     assert "nikluge-sa-2022-train-00020" in done.stdout and "✓ − 제품 전체#가격 · implicit" in done.stdout
-    assert lines[-1].startswith("otepol: ✓ matched") and all(line == line.rstrip() for line in lines)
+    assert lines[-1].startswith("Surface-F1: ✓ matched") and all(line == line.rstrip() for line in lines)
+
+
+def test_without_unit_a_real_run_leads_with_surface_and_says_why() -> None:
+    run = RUNS / "cr_n50_m1_v2__seed42"
+    done = run_cli("samples", run, "--only", "changed", "--limit", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == ("Ref-F1 cannot be measured in this run (ref_unmeasurable): showing Surface-F1 "
+                        "(--unit to choose)")
+    assert lines[1].startswith("changed under Surface-F1 (")
+    payload = json.loads(run_cli("samples", run, "--json", "--limit", "1").stdout)
+    assert payload["unit"] == "otepol" and payload["unit_name"] == "Surface-F1"
+    assert payload["unit_reason"] == "Ref-F1 cannot be measured in this run (ref_unmeasurable): showing Surface-F1"
+
+
+def test_an_explicit_unit_is_obeyed_by_its_page_name_or_its_old_name() -> None:
+    run = RUNS / "cr_n50_m1_v2__seed42"
+    for name, unit in (("ref", "refpol"), ("REFPOL", "refpol"), ("surface", "otepol"), ("attr", "attrpol"),
+                       ("attrpol", "attrpol")):
+        payload = json.loads(run_cli("samples", run, "--unit", name, "--json", "--limit", "1").stdout)
+        assert payload["unit"] == unit and payload["unit_reason"] is None
+    done = run_cli("samples", run, "--unit", "ref", "--limit", "1")
+    assert done.stdout.splitlines()[0].startswith("all under Ref-F1 [ref_unmeasurable] (")  # obeyed, and marked
+    payload = json.loads(run_cli("samples", run, "--unit", "ref", "--json", "--limit", "1").stdout)
+    assert payload["unit_warnings"] == ["ref_unmeasurable"]
+
+
+def test_without_unit_a_measurable_run_keeps_ref_f1() -> None:
+    payload = json.loads(run_cli("samples", CASE, "--json", "--limit", "1").stdout)
+    assert payload["unit"] == "refpol" and payload["unit_reason"] is None
 
 
 def test_a_bad_choice_or_run_is_one_error_line(tmp_path) -> None:  # type: ignore[no-untyped-def]

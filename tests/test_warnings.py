@@ -143,6 +143,28 @@ def test_unicode_near_matches_counts_terms_equal_to_gold_once_normalized(tmp_pat
     assert "unicode_near_matches" not in codes(tmp_path, graded(40))
 
 
+def test_profile_unmatched_when_no_row_has_the_profile(tmp_path: Path) -> None:
+    rows = [{**r, "profile": "paper_main"} for r in graded(40)]
+    evaluation = evaluate_rows(tmp_path / "run", rows, profile="nosuch")
+    [warning] = [w for w in evaluation.run_warnings.shown if w.code == "profile_unmatched"]
+    assert evaluation.profile_fallback and evaluation.rows_aggregated == 40 and warning.count == 40
+    assert warning.message == ("--profile 'nosuch' matched no row, so all 40 rows were aggregated, as the research "
+                               "tool does (the rows' profiles: paper_main)")
+    assert "tuple_f1_s2" in warning.metrics and "tuple_f1_s2_otepol" in warning.metrics
+    assert "profile_unmatched" not in codes(tmp_path, rows, profile="paper_main")
+    assert "profile_unmatched" not in codes(tmp_path, rows)
+
+
+def test_profile_unmatched_is_said_on_the_terminal_and_fails_with_fail_on_warning(tmp_path: Path) -> None:
+    run = REAL_RUNS[0]
+    done = run_cli(run, "--outdir", tmp_path, "--profile", "nosuch", "--allow", "ref_unmeasurable",
+                   "--fail-on-warning")
+    assert done.returncode == 3
+    assert "profile_unmatched: --profile 'nosuch' matched no row, so all 50 rows were aggregated" in done.stderr
+    metadata = json.loads((tmp_path / "run_metadata.json").read_text(encoding="utf-8"))
+    assert metadata["profile_fallback"] and [w["code"] for w in metadata["warnings"]] == ["profile_unmatched"]
+
+
 def test_a_clean_run_raises_nothing(tmp_path: Path) -> None:
     assert codes(tmp_path, graded(40)) == set()
 
@@ -215,11 +237,15 @@ def test_every_real_run_raises_ref_unmeasurable_in_every_output(real_runs: tuple
     assert done.stderr.splitlines()[-1] == f"aggregate: error: {len(REAL_RUNS)} of {len(REAL_RUNS)} runs raised warnings (--fail-on-warning)"
     entries = json.loads(done.stdout)["runs"]
     assert len(entries) == len(REAL_RUNS)
+    [line] = [line for line in done.stderr.splitlines() if "ref_unmeasurable" in line]
+    assert line.startswith(f"aggregate: warning: ref_unmeasurable in {len(REAL_RUNS)} of {len(REAL_RUNS)} runs: "
+                           "no predicted tuple carries a taxonomy ref (")
+    assert line.endswith(f"(numbers of {entries[0]['run_ids'][0]}; each run's in its run_metadata.json)")
     for run, entry in zip(REAL_RUNS, entries):
         assert entry["run"] == str(run)
+        assert entry["lead_unit"] == "otepol" and entry["lead_reason"].startswith("Ref-F1 cannot be measured in this")
         [warning] = [w for w in entry["warnings"] if w["code"] == "ref_unmeasurable"]
         assert "tuple_f1_s2" in warning["metrics"] and warning["count"] > 0
-        assert f"{entry['run_ids'][0]}: ref_unmeasurable: no predicted tuple carries a taxonomy ref" in done.stderr
         metadata = json.loads((out / run.name / "run_metadata.json").read_text(encoding="utf-8"))
         assert [w["code"] for w in metadata["warnings"]] == [w["code"] for w in entry["warnings"]]
         markdown = (out / run.name / "structural_metrics_table.md").read_text(encoding="utf-8")
@@ -229,6 +255,15 @@ def test_every_real_run_raises_ref_unmeasurable_in_every_output(real_runs: tuple
         html = (out / run.name / "report.html").read_text(encoding="utf-8")
         assert 'class="warnings"' in html and "<code>ref_unmeasurable</code>" in html
         assert 'class="num warned">0.0000<span class="mark" title="ref_unmeasurable">' in html
+
+
+def test_quiet_prints_each_code_and_its_count_only(tmp_path: Path) -> None:
+    done = run_cli(*REAL_RUNS[:2], "--outdir", tmp_path, "--quiet", "--profile", "nosuch")
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr.splitlines() == ["aggregate: warning: ref_unmeasurable in 2 of 2 runs",
+                                        "aggregate: warning: profile_unmatched in 2 of 2 runs"]
+    one = run_cli(REAL_RUNS[0], "--outdir", tmp_path / "one", "-q")
+    assert one.stderr.splitlines() == ["aggregate: warning: ref_unmeasurable in 1 of 1 run"]
 
 
 def test_allow_silences_a_code_everywhere(tmp_path: Path) -> None:
@@ -261,8 +296,9 @@ def test_the_summary_names_the_code_after_an_affected_unit(tmp_path: Path) -> No
     done = run_cli(path, "--outdir", tmp_path / "out")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[1].startswith("  Ref-F1") and lines[1].endswith("[ref_unmeasurable]")
-    assert not lines[2].endswith("]")
+    assert lines[1] == "  Ref-F1 cannot be measured in this run (ref_unmeasurable): showing Surface-F1"
+    assert lines[2].startswith("  Surface-F1") and not lines[2].endswith("]")
+    assert lines[3].startswith("  Ref-F1") and lines[3].endswith("[ref_unmeasurable]")
 
 
 def test_the_python_api_lists_and_allows_warnings() -> None:

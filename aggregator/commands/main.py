@@ -35,13 +35,36 @@ ALLOCATOR_SETTING, RETURN_FREED_MEMORY = "_RJEM_MALLOC_CONF", "dirty_decay_ms:0,
 Polars is loaded; a value set by the user wins)."""
 
 
+IMPLICIT_RUN = "aggregate.implicit_run"
+"""``ctx.meta`` key: the user typed ``aggregate RUN...``, not ``aggregate run RUN...``."""
+
+
 class DefaultRunGroup(click.Group):
-    """A group whose default command is ``run``: ``aggregate RUN...`` means ``aggregate run RUN...``."""
+    """A group whose default command is ``run``: ``aggregate RUN...`` means ``aggregate run RUN...``.
+
+    Its help ends with the options of ``aggregate RUN...``, so that a usage error of that
+    command can point to ``aggregate --help``, the command the user typed."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["run", *args]
+            ctx.meta[IMPLICIT_RUN] = True
         return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help(ctx, formatter)
+        run = self.commands["run"]
+        records = [r for r in (p.get_help_record(ctx) for p in run.params)
+                   if r is not None]
+        with formatter.section("Options of aggregate RUN..."):
+            formatter.write_dl(records)
+
+
+def help_command(ctx: click.Context) -> str:
+    """The help to point to after a usage error: that of the command as the user typed it."""
+    if ctx.meta.get(IMPLICIT_RUN) and ctx.command.name == "run":
+        return "aggregate --help"
+    return f"{ctx.command_path} --help"
 
 
 def main() -> None:
@@ -122,8 +145,9 @@ def _run() -> int:
         click.echo(exc.format_message(), err=True)
         return exc.exit_code
     except click.UsageError as exc:
-        where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-        say(f"aggregate: error: {exc.format_message().rstrip('.')}{where}", err=True)
+        where = f" (see '{help_command(exc.ctx)}')" if exc.ctx is not None else ""
+        message = " ".join(exc.format_message().split()).rstrip(".")  # click lays some out over lines, with tabs
+        say(f"aggregate: error: {message}{where}", err=True)
         return exc.exit_code
     except click.ClickException as exc:
         say(f"aggregate: error: {exc.format_message()}", err=True)

@@ -19,6 +19,7 @@ import click
 from aggregator.commands.exits import EXIT_USER_ERROR, EXIT_WARNING, fail, report_skips, user_errors
 from aggregator.commands.options import OutputDirectory, spreadsheet_safe_option
 from aggregator.commands.run_outcomes import RunOptions, outcomes
+from aggregator.commands.summary import Raised, batch_warning_lines
 from aggregator.commands.terminal import out, say, say_json, warn
 
 
@@ -42,7 +43,8 @@ from aggregator.commands.terminal import out, say, say_json, warn
 @click.option("--allow", "allow", multiple=True, metavar="CODE",
               help="Silence the warning CODE (repeatable; see docs/warnings.md).")
 @click.option("--fail-on-warning", is_flag=True, help="Exit with status 3 when a run raises a warning not allowed.")
-@click.option("--quiet", "-q", is_flag=True, help="No summary on stdout and no progress bar on stderr.")
+@click.option("--quiet", "-q", is_flag=True,
+              help="No summary on stdout, no progress bar, and warnings as their codes and counts only.")
 @spreadsheet_safe_option
 @user_errors
 def run_command(
@@ -69,6 +71,7 @@ def run_command(
                          as_json=as_json, families=family_selection(families), allow=allowed_codes(allow),
                          spreadsheet_safe=spreadsheet_safe)
     entries: list[dict[str, object]] = []
+    found: list[tuple[Raised, ...]] = []
     failed = warned = 0
     for run, outcome in zip(runs, outcomes(runs, targets, options)):
         if outcome.error is not None:
@@ -77,8 +80,10 @@ def run_command(
             failed += 1
             continue
         report_skips(outcome.skipped)
-        for line in outcome.warnings:
-            warn(line)
+        found.append(outcome.warnings)
+        if len(runs) == 1:
+            for line in batch_warning_lines(found, quiet=quiet):
+                warn(line)
         warned += bool(outcome.warnings)
         if outcome.payload is not None:
             entries.append({"run": str(run), **outcome.payload})
@@ -86,6 +91,9 @@ def run_command(
             out(line)
         if outcome.summary:
             out(f"wrote {outcome.files_written} files to {outcome.target}")
+    if len(runs) > 1:
+        for line in batch_warning_lines(found, quiet=quiet):
+            warn(line)
     if as_json:
         say_json({"runs": entries})
     if failed and len(runs) == 1:

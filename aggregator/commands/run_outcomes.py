@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aggregator.commands.exits import user_error
-from aggregator.commands.summary import metrics_payload, summary_lines, warning_lines
+from aggregator.commands.summary import Raised, metrics_payload, raised, summary_lines
 
 if TYPE_CHECKING:
     from aggregator.run.pipeline import RunEvaluation
@@ -43,12 +43,13 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """What is shown of one run: its one-line error, or its skipped lines, warnings, summary and files."""
+    """What is shown of one run: its one-line error, or its skipped lines, warnings (``(run, code,
+    message)``), summary and files."""
 
     target: Path
     error: str | None = None
     skipped: tuple[BadLine, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Raised, ...] = ()
     summary: tuple[str, ...] = ()
     payload: dict[str, object] | None = None
     files_written: int = 0
@@ -91,7 +92,7 @@ def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
     return RunOutcome(
         target,
         skipped=tuple(evaluation.skipped),
-        warnings=tuple(warning_lines(evaluation)),
+        warnings=tuple(raised(evaluation)),
         summary=tuple(summary_lines(evaluation)) if shown else (),
         payload=metrics_payload(evaluation) if options.as_json else None,
         files_written=len(written),

@@ -22,13 +22,13 @@ import click
 
 from aggregator.commands.exits import report_skips, user_errors
 from aggregator.commands.terminal import out, say_json, warn
+from aggregator.units.lead import UNIT_ALIASES, chosen_unit
 
 if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.run.pipeline import RunEvaluation
 
-UNIT_CHOICES = ("refpol", "otepol", "attrpol")
 ONLY = {
     "all": "every sample",
     "misses": "wrong at the final stage (still wrong or broken)",
@@ -44,8 +44,10 @@ STAGE_KEYS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"
 
 @click.command("samples")
 @click.argument("run", type=click.Path(path_type=Path, readable=False))
-@click.option("--unit", type=click.Choice(UNIT_CHOICES), default="refpol", show_default=True,
-              help="Unit whose transitions and marks are shown (refpol = Ref-F1, otepol = Surface, attrpol = Attr).")
+@click.option("--unit", type=click.Choice(tuple(UNIT_ALIASES), case_sensitive=False), default=None,
+              help="Unit whose transitions and marks are shown: ref (Ref-F1; also refpol), surface (Surface-F1; "
+                   "otepol), attr (Attr-F1; attrpol) [default: Ref-F1, or the first unit a warning leaves "
+                   "measurable, said in a line above the samples].")
 @click.option("--only", type=click.Choice(tuple(ONLY)), default="all", show_default=True,
               help="Which samples: " + "; ".join(f"{k}: {v}" for k, v in ONLY.items()) + ".")
 @click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True,
@@ -55,7 +57,7 @@ STAGE_KEYS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"
 @click.option("--taxonomy", type=click.Path(path_type=Path, dir_okay=False), help="Taxonomy of valid refs (JSON).")
 @click.option("--json", "as_json", is_flag=True, help="Print the samples as JSON.")
 @user_errors
-def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | None, skip_bad_lines: bool,
+def samples_command(run: Path, unit: str | None, only: str, limit: int, profile: str | None, skip_bad_lines: bool,
                     taxonomy: Path | None, as_json: bool) -> None:
     """Show the samples of RUN (a run directory or scorecards file): text, gold, stage 1 and final tuples."""
     from aggregator.commands.summary import warning_lines
@@ -67,19 +69,24 @@ def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | 
     report_skips(evaluation.skipped)
     for line in warning_lines(evaluation):
         warn(line)
-    if only.startswith("error:") and f"err_{unit}_s2_{only[6:]}" not in evaluation.table.columns:
-        raise click.UsageError(f"--only {only}: the {unit} unit carries no ref, so it has no {only[6:]} errors "
-                               "(use --unit refpol or attrpol)")
-    rows = selected_samples(evaluation, unit, only)
+    lead = evaluation.run_warnings.lead() if unit is None else chosen_unit(unit)
+    if only.startswith("error:") and f"err_{lead.unit}_s2_{only[6:]}" not in evaluation.table.columns:
+        raise click.UsageError(f"--only {only}: the {lead.name} unit carries no ref, so it has no {only[6:]} errors "
+                               "(use --unit ref or attr)")
+    rows = selected_samples(evaluation, lead.unit, only)
     shown = rows if limit == 0 else rows[:limit]
+    codes = evaluation.run_warnings.marks().get(lead.metric("tuple_f1_s2"), [])
     if as_json:
-        payload = {"input": str(evaluation.input_path), "unit": unit, "only": only, "total": len(rows),
+        payload = {"input": str(evaluation.input_path), "unit": lead.unit, "unit_name": lead.name,
+                   "unit_reason": lead.reason(), "unit_warnings": codes, "only": only, "total": len(rows),
                    "samples": shown}
         say_json(payload)
         return
-    out(render_table(shown, unit, f"{only} under {unit} ({ONLY[only]}): {len(rows)} samples" +
-                     (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else ""),
-                     classes=only.startswith("error:")))
+    marked = f" [{', '.join(codes)}]" if codes else ""
+    title = (f"{only} under {lead.name}{marked} ({ONLY[only]}): {len(rows)} samples"
+             + (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else ""))
+    out(("" if lead.reason() is None else f"{lead.reason()} (--unit to choose)\n")
+        + render_table(shown, lead.name, title, classes=only.startswith("error:")))
 
 
 def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -> list[bool]:
@@ -144,7 +151,7 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str, classes: 
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, show_lines=True, title_justify="left")
+    table = Table(title=escape(title), show_lines=True, title_justify="left")
     for name, ratio in (("Sample · sentence", 3), ("Transition · F1 S1 → S2", 1), ("Gold", 2), ("Stage 1", 2),
                         ("Final", 2)):
         table.add_column(name, overflow="fold", ratio=ratio)

@@ -9,18 +9,21 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import numpy as np
+import polars as pl
 from threadpoolctl import threadpool_limits
 
 from aggregator.api import arguments
 from aggregator.compare.agreement import agreement_table
-from aggregator.compare.condition_warnings import warning_notes
+from aggregator.compare.choices import baseline, enough, shown_metrics
+from aggregator.compare.choices import pairs as contrast_pairs
+from aggregator.compare.condition_warnings import WARNINGS_COLUMN, ComparisonWarnings
 from aggregator.compare.conditions import ConditionInput, condition_rows, conditions_frame
 from aggregator.compare.consistency import consistency_table
 from aggregator.compare.contrasts import contrast_rows, paired_frame, sample_split
 from aggregator.compare.degenerate import degenerate_cases, degenerate_notes
 from aggregator.compare.flips import flips_table
 from aggregator.compare.merged import merged_table
-from aggregator.compare.notes import metric_notes, missing_samples, sample_notes, seed_notes
+from aggregator.compare.notes import metric_notes, missing_samples, ranked_notes, sample_notes, seed_notes
 from aggregator.compare.resampled import Resampler
 from aggregator.compare.result import ComparisonResult
 from aggregator.compare.runs import Run, SkippedRun, load_runs, sort_runs
@@ -29,6 +32,7 @@ from aggregator.compare.selected import MODES, selected_samples
 from aggregator.compare.subsets import subsets_table
 from aggregator.compare.tables import runs_table
 from aggregator.metrics.structural import STRUCTURAL
+from aggregator.run_warnings import known_codes
 from aggregator.stats.compile import compile_metrics
 from scorecards.errors import InputError
 
@@ -64,6 +68,7 @@ class Options:
     samples: str | None = None
     skip_bad_runs: bool = False
     skipped: Sequence[SkippedRun] = field(default_factory=list)
+    allow: Sequence[str] = ()
 
 
 class OptionWords(TypedDict, total=False):
@@ -82,6 +87,7 @@ class OptionWords(TypedDict, total=False):
     samples: str | None
     skip_bad_runs: bool
     skipped: Sequence[SkippedRun]
+    allow: Sequence[str]
 
 
 def compare_runs(
@@ -101,13 +107,15 @@ def compare_runs(
     ``holm`` (Holm-adjusted p-values), ``by`` (per-sample columns to split samples by),
     ``metrics`` (the metrics of the Markdown, subset and paper tables; default the headline set),
     ``samples`` (``changed``, ``only-a`` or ``only-b``: list the samples behind each contrast),
-    ``skip_bad_runs`` (report an unreadable input and go on), ``outdir`` (also write the files of
+    ``skip_bad_runs`` (report an unreadable input and go on), ``allow`` (warning codes to
+    silence, as ``--allow``), ``outdir`` (also write the files of
     ``aggregate compare --outdir``, atomically; :class:`~aggregator.outputs.atomic.OutputError` when
     it cannot be written) and ``paper`` (``sd`` or ``ci``: with ``outdir``, the paper files too).
 
     The result depends only on the inputs' contents and the options, never on the order of
     ``paths`` or of the lines in a file. Raises :class:`~scorecards.errors.InputError` for
-    unreadable input (without ``skip_bad_runs``), a run given twice, an unknown baseline,
+    unreadable input (without ``skip_bad_runs``), fewer than two runs (after ``skip_bad_runs``
+    too), a run given twice, an unknown baseline,
     condition or metric, and ``TypeError`` / ``ValueError`` naming an argument of the wrong type
     or out of range (``resamples`` from 1 to :data:`MAX_RESAMPLES`, ``seed`` from 0 to 2^63 − 1).
     """
@@ -137,30 +145,6 @@ def input_files(paths: Sequence[str | os.PathLike[str]]) -> list[os.PathLike[str
         except InputError:
             continue
     return found
-
-
-def _baseline(requested: str | None, names: list[str], runs: Sequence[Run]) -> str:
-    if requested is None:
-        return names[0]
-    if requested in names:
-        return requested
-    by_run = {r.run_id: r.condition for r in runs}
-    if requested in by_run:
-        return by_run[requested]
-    raise InputError(f"--baseline {requested!r}: no such condition or run (conditions: {', '.join(names)})")
-
-
-def _pairs(names: list[str], baseline: str, extra: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    pairs = [(baseline, name) for name in names if name != baseline]
-    for a, b in extra:
-        for name in (a, b):
-            if name not in names:
-                raise InputError(f"--contrast {a}:{b}: no condition {name!r} (conditions: {', '.join(names)})")
-        if a == b:
-            raise InputError(f"--contrast {a}:{b}: a condition against itself")
-        if (a, b) not in pairs:
-            pairs.append((a, b))
-    return pairs
 
 
 @dataclass
@@ -193,11 +177,14 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
     if opts.ddof < 0:
         raise InputError(f"--ddof {opts.ddof}: needs 0 or more")
     ordered = sort_runs(runs)
+    enough(ordered, opts.skipped)
     names = sorted({r.condition for r in ordered})
-    chosen = _baseline(opts.baseline, names, ordered)
-    pairs = _pairs(names, chosen, opts.contrasts)
+    chosen = baseline(opts.baseline, names, ordered)
+    pairs = contrast_pairs(names, chosen, opts.contrasts)
     registry = STRUCTURAL
-    shown = _shown_metrics(opts.metrics)
+    warned = ComparisonWarnings.check(ordered, known_codes(opts.allow))
+    lead = warned.lead()
+    shown = shown_metrics(opts.metrics, lead)
     cube = build_cube(ordered)
     rows_of = {name: np.array([i for i, r in enumerate(ordered) if r.condition == name]) for name in names}
     with threadpool_limits(limits=1, user_api="blas"):
@@ -238,11 +225,12 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
     missing = missing_samples(ordered, cube)
     degenerate = degenerate_cases(ordered, names, cube, paired)
     skipped_notes = [f"Skipped unreadable input {s.path}: {s.reason}" for s in opts.skipped]
+    codes = pl.Series(WARNINGS_COLUMN, [[w.code for w in ws] for ws in warned.shown], dtype=pl.List(pl.String))
     return ComparisonResult(
-        runs=runs_table(ordered),
-        conditions=conditions_frame(condition_table),
-        paired=paired,
-        subsets=subsets,
+        runs=runs_table(ordered).insert_column(3, codes),
+        conditions=warned.with_column(conditions_frame(condition_table), "conditions"),
+        paired=warned.with_column(paired, "paired"),
+        subsets=warned.with_column(subsets, "subsets"),
         agreement=agreement,
         flips=flips_table(summaries),
         self_consistency=consistency_table(cube, summaries),
@@ -265,8 +253,12 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
         not_resampled=weighted.not_resampled,
         degenerate=tuple(degenerate),
         skipped_runs=tuple({"path": s.path, "reason": s.reason} for s in opts.skipped),
-        notes=(*warning_notes(ordered), *skipped_notes, *seed_notes(ordered, names), *sample_notes(ordered, cube, missing),
-               *metric_notes(ordered), *degenerate_notes(degenerate)),
+        notes=tuple(ranked_notes(warned.notes(), skipped_notes, sample_notes(ordered, cube, missing),
+                           seed_notes(ordered, names), metric_notes(ordered), degenerate_notes(degenerate))),
+        run_warnings=tuple(warned.raised()),
+        allowed=known_codes(opts.allow),
+        lead_unit=lead.unit,
+        lead_reason=lead.reason(),
     )
 
 
@@ -275,18 +267,3 @@ def _check(options: Options) -> None:
     arguments.whole("resamples", options.resamples, 1, MAX_RESAMPLES)
     arguments.whole("seed", options.seed, 0, 2**63 - 1)
     arguments.optional_text("condition_pattern", options.condition_pattern)
-
-
-def _shown_metrics(requested: Sequence[str] | None) -> list[str]:
-    """The metrics of the readable tables: ``requested`` (checked against the registry) or the headline set."""
-    from aggregator.compare.tables import HEADLINE
-    from aggregator.metrics.registry import UnknownMetric
-
-    if requested is None:
-        return list(HEADLINE)
-    for name in requested:
-        try:
-            STRUCTURAL[name]
-        except UnknownMetric as exc:
-            raise InputError(f"--metrics: {exc.args[0]}") from None
-    return list(requested)

@@ -11,12 +11,12 @@ changes no table and no line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from aggregator.compare.samples import UNIT_NAMES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
-from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
+from aggregator.outputs.cells import NOT_AVAILABLE, count_cell, markdown_cell
 from aggregator.text import md_code, md_text
 from aggregator.units.error_anatomy import UNIT_CLASSES, gold_side
 from aggregator.units.error_classes import EXACT, SPURIOUS
@@ -44,22 +44,36 @@ def note(text: object) -> str:
     return md_text(str(text or ""))
 
 
-def signed(value: object) -> str:
-    return NOT_AVAILABLE if value is None else f"{value:+.4f}"
+def is_count(metric: object) -> bool:
+    """A metric that counts (``kind`` int, e.g. Breaks): its values print as counts (:func:`count_cell`)."""
+    return isinstance(metric, str) and metric in STRUCTURAL and STRUCTURAL[metric].kind == "int"
 
 
-def interval(low: object, high: object, sign: bool = False) -> str:
+def value(number: object, count: bool = False) -> str:
+    """A value of a metric: four decimals, or as a count."""
+    return count_cell(number) if count else markdown_cell(number)
+
+
+def signed(number: object, count: bool = False) -> str:
+    if count:
+        return count_cell(number, sign=True)
+    return NOT_AVAILABLE if number is None else f"{number:+.4f}"
+
+
+def interval(low: object, high: object, sign: bool = False, count: bool = False) -> str:
     if low is None or high is None:
         return NOT_AVAILABLE
-    show = signed if sign else markdown_cell
-    return f"[{show(low)}, {show(high)}]"
+    if sign:
+        return f"[{signed(low, count)}, {signed(high, count)}]"
+    return f"[{value(low, count)}, {value(high, count)}]"
 
 
 def mean_sd(row: dict[str, object]) -> str:
-    mean, sd = row["mean"], row["sd"]
+    """``mean ± SD`` of a row of ``conditions`` (counts as counts)."""
+    mean, sd, count = row["mean"], row["sd"], is_count(row.get("metric"))
     if mean is None:
         return NOT_AVAILABLE
-    return markdown_cell(mean) if sd is None else f"{markdown_cell(mean)} ± {markdown_cell(sd)}"
+    return value(mean, count) if sd is None else f"{value(mean, count)} ± {value(sd, count)}"
 
 
 def p_cell(p: object) -> str:
@@ -72,12 +86,18 @@ def label(metric: str) -> str:
     return STRUCTURAL[metric].label if metric in STRUCTURAL else metric
 
 
-def method_caption(result: ComparisonResult) -> str:
-    """How the condition and contrast numbers were made, for captions."""
-    return (f"SD over seeds with ddof = {result.ddof}. 95% intervals over seeds and samples: seed variance from "
+def method_caption(result: ComparisonResult, *, sd: bool = True) -> str:
+    """How the condition and contrast numbers were made, for captions (``sd``: the SD over seeds is shown)."""
+    shown_sd = f"SD over seeds with ddof = {result.ddof}. " if sd else ""
+    return (f"{shown_sd}95% intervals over seeds and samples: seed variance from "
             "the runs' values (ddof 1, t with seeds − 1 df), sample variance from a paired bootstrap over samples "
             f"({result.resamples} resamples, seed {result.seed}; t with samples − 1 df), combined by Banerjee's "
             "conservative rule; p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
+
+
+SEED_SHARE = ("Seed share: the part of the interval's variance that comes from the seeds (the rest from the "
+              "samples); near 1, more seeds narrow the interval more than more samples would.")
+MARKED = "⚠: a coded warning covers the value (its codes in the Note column; docs/warnings.md)."
 
 
 def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, Any]]:
@@ -87,17 +107,41 @@ def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: order[str(r["metric"])])
 
 
+def codes_of(row: Mapping[str, Any]) -> list[str]:
+    """The warning codes covering a row's value (its ``warnings`` column)."""
+    return [str(code) for code in row.get("warnings") or ()]
+
+
+def warned(text: str, row: dict[str, object]) -> str:
+    """A value cell, followed by ⚠ when a warning covers it."""
+    return f"{text} ⚠" if codes_of(row) and text != NOT_AVAILABLE else text
+
+
+def noted(row: dict[str, object]) -> str:
+    """The Note cell: the row's note, then ⚠ and the codes covering its value."""
+    codes = codes_of(row)
+    parts = [str(row["note"] or ""), f"⚠ {', '.join(codes)}" if codes else ""]
+    return md_text("; ".join(p for p in parts if p))
+
+
+def runs_defined(row: dict[str, object]) -> str:
+    """Runs in which the metric is defined, ``k of n`` when that is not all of them."""
+    defined, runs = row["n_defined"], row["n_runs"]
+    return str(defined) if defined == runs else f"{defined} of {runs}"
+
+
 def conditions_section(result: ComparisonResult) -> list[str]:
     """Per shown metric and condition: runs, seeds, mean ± SD, the interval, pooled value, seed share."""
     lines = ["## Conditions", "", method_caption(result) + " Pooled: the metric over all runs' rows together. "
-             f"Every metric: conditions.csv ({result.conditions.get_column('metric').n_unique()} metrics).", ""]
+             f"{SEED_SHARE} {MARKED} Every metric: conditions.csv "
+             f"({result.conditions.get_column('metric').n_unique()} metrics).", ""]
     header = ["Metric", "Condition", "Runs", "Seeds", "Mean ± SD", "95% CI", "Pooled", "Seed share", "Note"]
-    rows = [
-        [label(str(r["metric"])), name(r["condition"]), str(r["n_defined"]), _seeds(r["seeds"]), mean_sd(r),
-         interval(r["ci_low"], r["ci_high"]), markdown_cell(r["pooled"]), markdown_cell(r["seed_share"], 2),
-         note(r["note"])]
-        for r in _shown(result.conditions, result.metrics_shown)
-    ]
+    rows = []
+    for r in _shown(result.conditions, result.metrics_shown):
+        count = is_count(r["metric"])
+        rows.append([label(str(r["metric"])), name(r["condition"]), runs_defined(r), _seeds(r["seeds"]),
+                     warned(mean_sd(r), r), warned(interval(r["ci_low"], r["ci_high"], count=count), r),
+                     warned(value(r["pooled"], count), r), markdown_cell(r["seed_share"], 2), noted(r)])
     return lines + table(header, rows, 2)
 
 
@@ -112,16 +156,17 @@ def paired_section(result: ComparisonResult) -> list[str]:
         return lines + ["Only one condition: nothing to pair.", ""]
     holm = " Holm-adjusted p over every row of paired.csv." if result.holm else ""
     lines += [f"Δ = B − A on the samples present in every run of both (paired on split and sample key). "
-              f"{method_caption(result)}{holm} Every metric: paired.csv.", ""]
+              f"{method_caption(result)}{holm} {SEED_SHARE} {MARKED} Every metric: paired.csv.", ""]
     header = ["Metric", "A", "B", "n", "Mean A", "Mean B", "Δ", "95% CI", "p", *(["p (Holm)"] if result.holm else []),
               "Seed share", "Note"]
-    rows = [
-        [label(str(r["metric"])), name(r["condition_a"]), name(r["condition_b"]), str(r["n_samples"]),
-         markdown_cell(r["mean_a"]), markdown_cell(r["mean_b"]), signed(r["delta"]),
-         interval(r["ci_low"], r["ci_high"], sign=True), p_cell(r["p_value"]),
-         *([p_cell(r["p_holm"])] if result.holm else []), markdown_cell(r["seed_share"], 2), note(r["note"])]
-        for r in _shown(result.paired, result.metrics_shown)
-    ]
+    rows = []
+    for r in _shown(result.paired, result.metrics_shown):
+        count = is_count(r["metric"])
+        rows.append([label(str(r["metric"])), name(r["condition_a"]), name(r["condition_b"]), str(r["n_samples"]),
+                     warned(value(r["mean_a"], count), r), warned(value(r["mean_b"], count), r),
+                     warned(signed(r["delta"], count), r),
+                     warned(interval(r["ci_low"], r["ci_high"], sign=True, count=count), r), p_cell(r["p_value"]),
+                     *([p_cell(r["p_holm"])] if result.holm else []), markdown_cell(r["seed_share"], 2), noted(r)])
     return lines + table(header, rows, 3)
 
 
@@ -130,15 +175,16 @@ def subsets_section(result: ComparisonResult) -> list[str]:
         return []
     lines = ["## Subsets", "", f"Samples split by {', '.join(result.by)}; levels with fewer than 10 samples are "
              f"marked small. Δ against {md_code(result.baseline)} on the level's samples present in every run of both. "
-             + method_caption(result), ""]
+             + method_caption(result) + f" {MARKED}", ""]
     header = ["By", "Level", "Metric", "Condition", "n", "Mean", "95% CI", "Δ", "Δ 95% CI", "p", "Note"]
-    rows = [
-        [str(r["by"]), name(r["level"]) + (" (small)" if r["small"] else ""), label(str(r["metric"])),
-         name(r["condition"]), str(r["n_samples"]), markdown_cell(r["mean"]), interval(r["ci_low"], r["ci_high"]),
-         signed(r["delta"]), interval(r["delta_ci_low"], r["delta_ci_high"], sign=True), p_cell(r["p_value"]),
-         note(r["note"])]
-        for r in result.subsets.iter_rows(named=True)
-    ]
+    rows = []
+    for r in result.subsets.iter_rows(named=True):
+        count = is_count(r["metric"])
+        rows.append([str(r["by"]), name(r["level"]) + (" (small)" if r["small"] else ""), label(str(r["metric"])),
+                     name(r["condition"]), str(r["n_samples"]), warned(value(r["mean"], count), r),
+                     warned(interval(r["ci_low"], r["ci_high"], count=count), r), warned(signed(r["delta"], count), r),
+                     warned(interval(r["delta_ci_low"], r["delta_ci_high"], sign=True, count=count), r),
+                     p_cell(r["p_value"]), noted(r)])
     return lines + table(header, rows, 4)
 
 
@@ -146,10 +192,11 @@ AGREEMENT = (("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha", "Krippendorf
              ("observed_agreement", "Observed agreement"))
 
 
-def agreement_rows(agreement: pl.DataFrame) -> list[list[str]]:
-    """Per scope: runs, samples, items, and each statistic with its interval."""
+def agreement_rows(agreement: pl.DataFrame, scope: Callable[[object], str] = name) -> list[list[str]]:
+    """Per scope (written by ``scope``: a code span here, escaped text in the HTML report): runs,
+    samples, items, and each statistic with its interval."""
     return [
-        [name(r["scope"]), str(r["n_runs"]), str(r["n_samples"]), str(r["n_items"]),
+        [scope(r["scope"]), str(r["n_runs"]), str(r["n_samples"]), str(r["n_items"]),
          *(f"{markdown_cell(r[s])} {interval(r[s + '_ci_low'], r[s + '_ci_high'])}" for s, _ in AGREEMENT)]
         for r in agreement.iter_rows(named=True)
     ]
@@ -256,6 +303,9 @@ def comparison_markdown(result: ComparisonResult) -> str:
         f"- Runs: {result.runs.height} in {len(result.conditions_order)} conditions "
         f"({', '.join(f'{md_code(c)} × {n}' for c, n in counts)})",
         f"- Baseline: {md_code(result.baseline)}",
+        "",
+        *([f"- {md_text(result.lead_reason)} (the readable tables list its metrics first; `--metrics` to choose)"]
+          if result.lead_reason else []),
         "",
         "## Notes",
         "",

@@ -1,6 +1,9 @@
 """What a reader must know about the inputs, in words: unequal seeds, missing samples, gaps.
 
-Each note is one sentence; :func:`comparison_notes` lists them in a fixed order.
+Each note is one sentence; :func:`ranked_notes` puts them in the order of what matters most: the
+coded warnings (those that make a unit unmeasurable first), skipped inputs, samples missing or
+with differing gold, seeds, degenerate cases, undefined metrics, and last the notes that only
+say all is well. The terminal prints the first few; ``comparison.md`` and ``--json`` all.
 """
 
 from __future__ import annotations
@@ -49,6 +52,16 @@ def missing_samples(runs: Sequence[Run], cube: SampleCube) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 
+ALL_PRESENT = "samples are present in every run."
+
+
+def ranked_notes(*groups: Sequence[str]) -> list[str]:
+    """The notes of ``groups`` (given from the most to the least important), the notes that only say
+    all is well (every sample present) moved last."""
+    notes = [note for group in groups for note in group]
+    return [n for n in notes if not n.endswith(ALL_PRESENT)] + [n for n in notes if n.endswith(ALL_PRESENT)]
+
+
 def seed_notes(runs: Sequence[Run], conditions: Sequence[str]) -> list[str]:
     """Unequal run counts, seeds some conditions lack, and seeds used twice in one condition."""
     members = {c: [r for r in runs if r.condition == c] for c in conditions}
@@ -74,7 +87,7 @@ def sample_notes(runs: Sequence[Run], cube: SampleCube, missing: pl.DataFrame) -
     """Samples missing from some runs, samples without gold, and samples whose gold differs between runs."""
     total = len(cube.keys)
     if missing.height == 0:
-        notes = [f"All {total} samples are present in every run."]
+        notes = [f"All {total} {ALL_PRESENT}"]
     else:
         shown = [f"{_named(row['split'], row['sample_key'])} (missing from {len(row['missing_from'])} run(s))"
                  for row in missing.iter_rows(named=True)]

@@ -3,20 +3,23 @@
 Column meanings (all values computed from the per-sample tables of the core aggregator):
 
 ``runs``
-    ``run_id``, ``condition``, ``seed`` (null without one), then every column of
-    ``structural_metrics.csv`` with that run's own value. One row per run, in condition, seed,
-    run id order.
+    ``run_id``, ``condition``, ``seed`` (null without one), ``warnings`` (the codes the run raises),
+    then every column of ``structural_metrics.csv`` with that run's own value. One row per run, in
+    condition, seed, run id order.
 ``conditions``
     one row per condition and metric (every registry metric): ``n_runs``, ``seeds``, ``n_defined``,
     ``n_samples``, ``mean``, ``sd`` (``ddof``), ``min``, ``max``, ``pooled``, ``se``, ``ci_low``,
-    ``ci_high``, ``seed_share``, ``note`` (:mod:`aggregator.compare.conditions`).
+    ``ci_high``, ``seed_share``, ``note`` (:mod:`aggregator.compare.conditions`), ``warnings``
+    (the codes some run of the condition raises for the metric:
+    :mod:`aggregator.compare.condition_warnings`).
 ``paired``
     one row per contrast and metric: ``condition_a``, ``condition_b``, ``metric``, ``n_samples``,
     ``n_only_a``, ``n_only_b``, ``n_partial``, ``seeds_a``, ``seeds_b``, ``mean_a``, ``mean_b``,
     ``delta``, ``se``, ``ci_low``, ``ci_high``, ``p_value``, ``p_holm``, ``seed_share``, ``note``
-    (:mod:`aggregator.compare.contrasts`).
+    (:mod:`aggregator.compare.contrasts`), ``warnings`` (the codes of either condition).
 ``subsets``
-    the shown metrics per ``--by`` level and condition (:mod:`aggregator.compare.subsets`).
+    the shown metrics per ``--by`` level and condition (:mod:`aggregator.compare.subsets`), with
+    ``warnings`` as in ``conditions`` (and the baseline's too on a row with a Δ).
 ``agreement``
     Fleiss' κ and Krippendorff's α of the review agents, pooled and per condition
     (:mod:`aggregator.compare.agreement`).
@@ -92,7 +95,12 @@ class ComparisonResult(BaseModel):
     not_resampled: Frozen[str, str] = Field(default_factory=dict, description="metrics without interval, and why")
     degenerate: tuple[Frozen[str, object], ...] = Field((), description="degenerate cases, by kind")
     skipped_runs: tuple[Frozen[str, str], ...] = Field((), description="inputs --skip-bad-runs left out")
-    notes: tuple[str, ...] = Field((), description="what a reader must know about the inputs")
+    notes: tuple[str, ...] = Field((), description="what a reader must know about the inputs, most important first")
+    run_warnings: tuple[Frozen[str, object], ...] = Field(
+        (), description="every shown warning of every run: run_id, condition, code, message, count")
+    allowed: tuple[str, ...] = Field((), description="warning codes silenced (--allow)")
+    lead_unit: str = Field("refpol", description="the unit the default views lead with (aggregator/units/lead.py)")
+    lead_reason: str | None = Field(None, description="why the lead unit is not Ref-F1 (None when it is)")
 
     def to_polars(self, table: TableName = "per_sample") -> pl.DataFrame:
         """One table as a Polars DataFrame (a copy); by default the merged per-sample table."""
@@ -122,6 +130,10 @@ class ComparisonResult(BaseModel):
             "degenerate": [dict(case) for case in self.degenerate],
             "skipped_runs": [dict(run) for run in self.skipped_runs],
             "notes": list(self.notes),
+            "run_warnings": [dict(w) for w in self.run_warnings],
+            "allowed": list(self.allowed),
+            "lead_unit": self.lead_unit,
+            "lead_reason": self.lead_reason,
         }
         names = TABLES + ("per_sample",) if include_per_sample else TABLES
         payload.update({name: getattr(self, name).to_dicts() for name in names})

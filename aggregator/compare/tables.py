@@ -12,6 +12,7 @@ from aggregator.metrics.structural import STRUCTURAL
 if TYPE_CHECKING:
     from aggregator.compare.runs import Run
     from aggregator.metrics.values import Kind
+    from aggregator.units.lead import Lead
 
 _DTYPES: dict[Kind, type[pl.DataType]] = {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean, "str": pl.String}
 UNIT_SUFFIXES = ("", "_otepol", "_attrpol")
@@ -21,6 +22,18 @@ HEADLINE: tuple[str, ...] = tuple(
     + [f"tuple_f1_s2_{unit}_micro" for unit in ("refpol", "otepol", "attrpol")]
 )
 """The metrics summarised per condition: per unit F1 S1/S2, ΔF1, fix/break rates and net gain, then the micro F1s."""
+
+
+def headline(lead: Lead) -> list[str]:
+    """:data:`HEADLINE` with its units in the lead's order (:mod:`aggregator.units.lead`): the same list
+    when Ref-F1 leads."""
+    from aggregator.units.lead import SUFFIXES
+
+    units = lead.order()
+    return ([f"{name}{SUFFIXES[unit]}" for unit in units for name in PER_UNIT]
+            + [f"tuple_f1_s2_{unit}_micro" for unit in units])
+
+
 RUN_SCHEMA: dict[str, type[pl.DataType]] = {"run_id": pl.String, "condition": pl.String, "seed": pl.Int64}
 
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from aggregator.commands.exits import user_errors
-from aggregator.commands.terminal import out, say_json
+from aggregator.commands.terminal import out, say, say_json
 from aggregator.formats import FORMAT_NAMES
 
 VARIANTS = ("nikluge-prefix-2022-10 (pre_fix_2022_10), aste-gts (gts_score_uniontags), aste-gas "
@@ -87,20 +87,35 @@ def score_command(gold: Path, pred: Path, format_name: str, semantics: str, comp
 
 @click.command("convert")
 @_inputs
-@click.option("--out", "out", type=_FILE, help="Scorecards .jsonl to write (atomically) [default: stdout].")
-@click.option("--run-id", help="run_id of the rows [default: the prediction file's name without suffix].")
+@click.option("--out", "out", type=_FILE,
+              help="Scorecards .jsonl to write (atomically), with the run's taxonomy.json beside it [default: "
+                   "stdout, no taxonomy]. Give each run its own folder: aggregate FOLDER then reads both.")
+@click.option("--run-id", help="run_id of the rows [default: the dataset, from the gold file's name].")
 @user_errors
 def convert_command(gold: Path, pred: Path, format_name: str, out: Path | None, run_id: str | None) -> None:
     """Write GOLD and PRED as scorecards JSONL, one row per sentence, for `aggregate RUN`."""
-    from aggregator.formats.convert import scorecard_rows
+    from aggregator.formats.convert import dataset_name, run_taxonomy, scorecard_rows
     from aggregator.formats.evaluate import read_pairs
+    from aggregator.units.taxonomy import SIDE_FILE
 
     spec, pairs = read_pairs(gold, pred, format_name)
-    rows = scorecard_rows(spec, pairs, run_id or pred.stem)
+    name = run_id or dataset_name(gold)
+    rows = list(scorecard_rows(spec, pairs, name))
     data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode()
+    taxonomy = run_taxonomy(spec, rows, gold, pred)
     if out is None:
         sys.stdout.buffer.write(data)
+        say(f"aggregate: wrote {len(rows)} rows (run id {name}) to stdout; the run's taxonomy is written only "
+            f"with --out (beside the scorecards, as {SIDE_FILE})", err=True)
         return
     from aggregator.outputs.atomic import write_outputs
 
-    write_outputs(out.parent if str(out.parent) else Path("."), {out.name: data})
+    files = {out.name: data}
+    if taxonomy is not None:
+        files[SIDE_FILE] = (json.dumps(taxonomy, ensure_ascii=False, indent=1) + "\n").encode()
+    folder = out.parent if str(out.parent) else Path(".")
+    write_outputs(folder, files)
+    what = f"{out} ({len(rows)} rows, run id {name})"
+    if taxonomy is not None:
+        what += f" and {folder / SIDE_FILE} (its taxonomy: {len(taxonomy['refs'])} refs, {taxonomy['name']})"
+    say(f"wrote {what}; next: aggregate {folder}")

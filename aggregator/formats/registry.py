@@ -73,7 +73,8 @@ FORMATS: dict[str, FormatSpec] = {
         FormatSpec("semeval16", "SemEval-2016 Task 5 XML", partial(semeval.read, edition="2016"),
                    (unit("category"), unit("aspect", explicit_only=True), unit("category", "aspect"),
                     unit("category", "sentiment"), unit("category", "sentiment", "aspect")),
-                   {"category": "category", "target": "aspect", "category target": "category aspect"},
+                   {u: u for u in ("category", "aspect", "category aspect", "category sentiment",
+                                   "category sentiment aspect")},
                    "category sentiment aspect", "id", "opinions"),
     )
 }

@@ -40,7 +40,8 @@ class TaxonomyUsed(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str = Field(description="the taxonomy's name, from its file")
-    source: str = Field(description="`default` (shipped NIKLuge 2022) or the path given to --taxonomy")
+    source: str = Field(description="`default` (shipped NIKLuge 2022), the path given to --taxonomy, or the "
+                        "run's own taxonomy.json beside its scorecards")
     sha256: str = Field(description="SHA-256 of the taxonomy file")
     refs: int = Field(description="number of valid refs")
 

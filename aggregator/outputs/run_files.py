@@ -46,10 +46,8 @@ def prepare() -> None:
     git_commit()
 
 
-def taxonomy_used() -> TaxonomyUsed:
-    from aggregator.units.taxonomy import taxonomy_in_force
-
-    used = taxonomy_in_force()
+def taxonomy_used(evaluation: RunEvaluation) -> TaxonomyUsed:
+    used = evaluation.taxonomy
     return TaxonomyUsed(name=used.name, source=used.source, sha256=used.sha256, refs=len(used.refs))
 
 
@@ -59,7 +57,7 @@ def _warning(raised: RaisedWarning) -> RunWarning:
 
 def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -> RunMetadata:
     return RunMetadata(
-        taxonomy=taxonomy_used(),
+        taxonomy=taxonomy_used(evaluation),
         git_commit=git_commit(),
         input_path=str(evaluation.input_path),
         input_sha256=evaluation.input_sha256,

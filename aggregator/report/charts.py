@@ -205,35 +205,46 @@ def _padded(rows: Sequence[Row], fields: tuple[str, ...], pad: float) -> list[Ro
     return out
 
 
+WARNED = "#c9d1d9"
+"""The colour of a value a coded warning covers (greyed, as in the tables)."""
+
+
+def _greyed(color: str) -> Spec:
+    """A constant colour, greyed for rows whose ``warned`` is true."""
+    return {"condition": {"test": "datum.warned", "value": WARNED}, "value": color}
+
+
 def condition_means(
     rows: Sequence[Row], *, metrics: Sequence[str], units: Sequence[str], conditions: Sequence[str], width: int
 ) -> Spec:
     """Per unit (a column each) and condition: the mean over seeds with its 95% CI, and one dot per seed.
 
     ``rows``: ``{"metric", "unit", "condition", "kind": "mean", "value", "low", "high", "n"}`` and
-    ``{"metric", "unit", "condition", "kind": "seed", "seed", "value"}``. A drop-down picks the metric.
+    ``{"metric", "unit", "condition", "kind": "seed", "seed", "value"}``, each with ``warned`` (a coded
+    warning covers the value: drawn grey). A drop-down picks the metric.
     """
     data, y = _labelled(_padded(_defined(rows, "value"), ("value", "low", "high"), 0.01), conditions)
     x = {"field": "value", "type": "quantitative", "title": None, "scale": {"zero": False, "nice": True},
          "axis": {"tickCount": 5}}
     means = {"filter": "datum.kind === 'mean'"}
+    blue = _greyed("#0969da")
     step = row_height(len(conditions))
     return _by_unit(data, pick=("metric", "Metric ", metrics), units=units, rows=len(conditions), width=width, layer=[
         {"transform": [{"filter": "datum.kind === 'pad'"}], "mark": {"type": "point", "opacity": 0},
          "encoding": {"y": y, "x": x}},
         {"transform": [means, {"filter": "isValid(datum.low)"}],
-         "mark": {"type": "rule", "strokeWidth": 2.5, "color": "#0969da", "opacity": 0.55},
-         "encoding": {"y": y, "x": {**x, "field": "low"}, "x2": {"field": "high"},
+         "mark": {"type": "rule", "strokeWidth": 2.5, "opacity": 0.55},
+         "encoding": {"y": y, "x": {**x, "field": "low"}, "x2": {"field": "high"}, "color": blue,
                       "tooltip": [{"field": "condition"}, {"field": "n", "title": "seeds"},
                                   {"field": "low", "format": ".4f", "title": "95% CI low"},
                                   {"field": "high", "format": ".4f", "title": "95% CI high"}]}},
         {"transform": [{"filter": "datum.kind === 'seed'"}],
-         "mark": {"type": "point", "filled": True, "size": 42, "opacity": 0.6, "color": "#57606a"},
-         "encoding": {"y": y, "yOffset": {"value": step // 5}, "x": x,
+         "mark": {"type": "point", "filled": True, "size": 42, "opacity": 0.6},
+         "encoding": {"y": y, "yOffset": {"value": step // 5}, "x": x, "color": _greyed("#57606a"),
                       "tooltip": [{"field": "condition"}, {"field": "seed"}, {"field": "value", "format": ".4f"}]}},
         {"transform": [means],
-         "mark": {"type": "tick", "thickness": 3, "size": min(22, step - 4), "color": "#0969da"},
-         "encoding": {"y": y, "x": x,
+         "mark": {"type": "tick", "thickness": 3, "size": min(22, step - 4)},
+         "encoding": {"y": y, "x": x, "color": blue,
                       "tooltip": [{"field": "condition"}, {"field": "value", "format": ".4f", "title": "mean"}]}},
     ])
 
@@ -245,11 +256,13 @@ def paired_deltas(
 
     ``rows``: ``{"statistic", "unit", "condition", "delta", "low", "high", "p_text", "n"}``. A
     drop-down picks the statistic; a dashed line marks no difference; p stands right of the interval.
-    Green or red: the interval lies above or below 0; grey: it contains 0 (or is undefined).
+    Green or red: the interval lies above or below 0; grey: it contains 0 (or is undefined); light grey:
+    a coded warning covers it (``warned``).
     """
     x = {"field": "delta", "type": "quantitative", "title": None, "scale": {"nice": True}, "axis": {"tickCount": 5}}
     step = row_height(len(conditions))
-    color = {"condition": [{"test": "datum.low > 0", "value": "#1a7f37"},
+    color = {"condition": [{"test": "datum.warned", "value": WARNED},
+                           {"test": "datum.low > 0", "value": "#1a7f37"},
                            {"test": "datum.high < 0", "value": "#cf222e"}], "value": "#6e7781"}
     tooltip = [{"field": "condition"}, {"field": "n", "title": "samples"},
                {"field": "delta", "format": "+.4f", "title": "Δ"},

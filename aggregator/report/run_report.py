@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from aggregator.metrics.values import MetricValue
     from aggregator.run.pipeline import RunEvaluation
+    from aggregator.units.lead import Lead
 
 UNIT_NAMES = {"refpol": "Ref-F1 · GoldUnit", "otepol": "Surface-F1 · SurfaceUnit", "attrpol": "Attr-F1 · attribute"}
 HEADLINE_COLUMNS = (
@@ -76,8 +77,9 @@ def _cell(name: str, values: Mapping[str, MetricValue], marks: Marks) -> str:
     return f'<td class="{cls}">{marked(text, codes)}</td>'
 
 
-def headline_table(values: Mapping[str, MetricValue], counts: dict[str, dict[str, int]], marks: Marks) -> str:
-    """One row per unit: F1 S1, F1 final, ΔF1, fix/break rates, net gain and the fix/break counts."""
+def headline_table(values: Mapping[str, MetricValue], counts: dict[str, dict[str, int]], marks: Marks, lead: Lead) -> str:
+    """One row per unit: F1 S1, F1 final, ΔF1, fix/break rates, net gain and the fix/break counts;
+    the lead unit's row is highlighted."""
     head = "".join(
         f'<th class="num" title="{esc(STRUCTURAL[name].meaning + " = " + STRUCTURAL[name].formula)}">{esc(text)}</th>'
         for name, text in HEADLINE_COLUMNS
@@ -86,7 +88,7 @@ def headline_table(values: Mapping[str, MetricValue], counts: dict[str, dict[str
     for unit in UNITS:
         cells = "".join(_cell(name + suffix(unit), values, marks) for name, _ in HEADLINE_COLUMNS)
         c = counts[unit]
-        primary = ' class="primary"' if unit == "refpol" else ""
+        primary = ' class="primary"' if unit == lead.unit else ""
         rows.append(
             f"<tr{primary}><th scope=\"row\">{esc(UNIT_NAMES[unit])}</th>{cells}"
             f'<td class="num">{c["fix"]}</td><td class="num">{c["break"]}</td></tr>'
@@ -99,24 +101,37 @@ def headline_table(values: Mapping[str, MetricValue], counts: dict[str, dict[str
     )
 
 
-def key_figures(values: Mapping[str, MetricValue], marks: Marks) -> str:
-    """The Ref-F1 story in six cards: final F1 (from stage 1), ΔF1, fix and break rate, net gain, CDA."""
-    s1 = values.get("tuple_f1_s1")
-    delta, tone = _signed(values.get("delta_f1"), True)
+def key_figures(values: Mapping[str, MetricValue], marks: Marks, lead: Lead) -> str:
+    """The lead unit's story in cards (:mod:`aggregator.units.lead`): final F1 (from stage 1), ΔF1,
+    fix and break rate, net gain, and for Ref-F1 its CDA."""
+    name = lead.name.removesuffix("-F1")
+    delta, tone = _signed(values.get(lead.metric("delta_f1")), True)
     cards = [
-        ("tuple_f1_s2", "Ref-F1 final", markdown_cell(values.get("tuple_f1_s2")), f"stage 1: {markdown_cell(s1)}", ""),
-        ("delta_f1", "ΔRef-F1", delta, "final − stage 1", tone),
-        ("fix_rate", "Fix rate", markdown_cell(values.get("fix_rate")), "of stage-1 wrong samples", ""),
-        ("break_rate", "Break rate", markdown_cell(values.get("break_rate")), "of stage-1 correct samples", ""),
-        ("net_gain", "Net gain", markdown_cell(values.get("net_gain")), "(fixes − breaks) / N", ""),
-        ("cda", "CDA", markdown_cell(values.get("cda")), "fixes among changed wrong samples", ""),
+        (lead.metric("tuple_f1_s2"), f"{lead.name} final", markdown_cell(values.get(lead.metric("tuple_f1_s2"))),
+         f"stage 1: {markdown_cell(values.get(lead.metric('tuple_f1_s1')))}", ""),
+        (lead.metric("delta_f1"), f"Δ{name}-F1", delta, "final − stage 1", tone),
+        (lead.metric("fix_rate"), "Fix rate", markdown_cell(values.get(lead.metric("fix_rate"))),
+         "of stage-1 wrong samples", ""),
+        (lead.metric("break_rate"), "Break rate", markdown_cell(values.get(lead.metric("break_rate"))),
+         "of stage-1 correct samples", ""),
+        (lead.metric("net_gain"), "Net gain", markdown_cell(values.get(lead.metric("net_gain"))),
+         "(fixes − breaks) / N", ""),
+        *([("cda", "CDA", markdown_cell(values.get("cda")), "fixes among changed wrong samples", "")]
+          if lead.unit == "refpol" else []),
     ]
-    return '<div class="cards">' + "".join(
+    reason = lead.reason()
+    why = f'<p class="lead-reason" id="lead-reason">{esc(reason)}.</p>' if reason else ""
+    return why + '<div class="cards">' + "".join(
         f'<div class="card"><div class="card-label">{esc(label)}</div>'
-        f'<div class="card-value {"warned" if name in marks else tone}">{marked(value, marks.get(name, ()))}</div>'
+        f'<div class="card-value {"warned" if metric in marks else tone}">{marked(value, marks.get(metric, ()))}</div>'
         f'<div class="card-note">{esc(note)}</div></div>'
-        for name, label, value, note, tone in cards
+        for metric, label, value, note, tone in cards
     ) + "</div>"
+
+
+def _reason(lead: Lead) -> str:
+    reason = lead.reason()
+    return "" if reason is None else esc(reason + ".")
 
 
 def _fact(fact: Fact) -> str:
@@ -164,6 +179,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
     """The run's ``report.html`` as bytes, with ``facts`` (default: :func:`~aggregator.outputs.facts.run_facts`)."""
     values = evaluation.metrics
     marks = evaluation.run_warnings.marks()
+    lead = evaluation.run_warnings.lead()
     counts = transition_counts(evaluation.table)
     units = unit_labels(marks)
     f1_rows, move_rows = _chart_rows(values, counts, units)
@@ -171,6 +187,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
     run_name = ", ".join(evaluation.run_ids)
     samples, shown = capped_payload(evaluation.table, {u: UNIT_NAMES[u] for u in UNITS})
     errors_html, error_charts = error_section(evaluation, marks)
+    samples["lead"] = lead.unit
     body = f"""
 <header>
   <h1>{esc(run_name)} <span class="kind">· run report</span></h1>
@@ -180,12 +197,12 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
 {warning_banner(evaluation.run_warnings)}
 <section id="headline">
   <h2>Headline</h2>
-  {key_figures(values, marks)}
-  {headline_table(values, counts, marks)}
+  {key_figures(values, marks, lead)}
+  {headline_table(values, counts, marks, lead)}
   <p class="note">Means over the {esc(n_gold)} samples with gold. A sample is <em>correct</em> when its precision and
   recall are both 1 under the unit. Fix rate = fix / (fix + still); break rate = break / (break + keep);
   net gain = (fix − break) / N. N/A: undefined for this input. Hover a column for its definition.</p>
-  {intervals_html(evaluation)}
+  {intervals_html(evaluation, marks)}
 </section>
 <section id="charts" class="grid2">
   <figure><figcaption>Stage 1 vs final, per unit</figcaption><div class="chart" data-chart="stage_f1"></div></figure>
@@ -196,7 +213,8 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
 <section id="samples">
   <h2>Samples</h2>
   <p class="note">Each tuple reads <em>ref</em> · “term” · polarity. Pick a unit to see its transition and F1 per
-  sample; the filters count samples with gold under that unit. Misses are samples wrong at the final stage.</p>
+  sample; the filters count samples with gold under that unit. Misses are samples wrong at the final stage.
+  {_reason(lead)}</p>
   {_cap_note(shown, evaluation.table.height)}
   <div id="sample-table"></div>
 </section>

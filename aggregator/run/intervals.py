@@ -10,11 +10,13 @@ variation: these intervals cover sample variation only. Written into
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
+from aggregator.outputs.markdown import MARK
 
 if TYPE_CHECKING:
     from aggregator.run.pipeline import RunEvaluation
@@ -63,12 +65,18 @@ def interval_text(bounds: tuple[float | None, float | None]) -> str:
     return f"[{markdown_cell(low)}, {markdown_cell(high)}]"
 
 
+def _mark(codes: Sequence[str]) -> str:
+    return f" {MARK}" if codes else ""
+
+
 def intervals_markdown(evaluation: RunEvaluation) -> str:
-    """The Markdown section: metric, value and its interval."""
+    """The Markdown section: metric, value and its interval; both followed by ⚠ when a warning marks the metric."""
+    marks = evaluation.run_warnings.marks()
     lines = ["## Headline intervals", "", METHOD + ".", "", "| Metric | Value | 95% CI |", "|---|---:|---:|"]
     for name, bounds in headline_intervals(evaluation).items():
-        label = evaluation.registry[name].label
-        lines.append(f"| {label} (`{name}`) | {markdown_cell(evaluation.metrics[name])} | {interval_text(bounds)} |")
+        label, mark = evaluation.registry[name].label, _mark(marks.get(name, ()))
+        lines.append(f"| {label} (`{name}`) | {markdown_cell(evaluation.metrics[name])}{mark} | "
+                     f"{interval_text(bounds)}{mark} |")
     return "\n".join(lines) + "\n\n"
 
 
@@ -77,14 +85,18 @@ def intervals_payload(evaluation: RunEvaluation) -> dict[str, object]:
     return {"method": METHOD, "bounds": {m: list(b) for m, b in headline_intervals(evaluation).items()}}
 
 
-def intervals_html(evaluation: RunEvaluation) -> str:
-    """A small table for ``report.html``."""
+def intervals_html(evaluation: RunEvaluation, marks: Mapping[str, Sequence[str]]) -> str:
+    """A small table for ``report.html``; a value and interval a warning marks are greyed with ⚠."""
     from aggregator.report.html import esc
+    from aggregator.report.warnings_html import marked
+
+    def cell(text: str, codes: Sequence[str]) -> str:
+        return f'<td class="num{" warned" if codes else ""}">{marked(text, codes)}</td>'
 
     rows = "".join(
         f'<tr><th scope="row">{esc(evaluation.registry[name].label)}</th>'
-        f'<td class="num">{esc(markdown_cell(evaluation.metrics[name]))}</td>'
-        f'<td class="num">{esc(interval_text(bounds))}</td></tr>'
+        + cell(markdown_cell(evaluation.metrics[name]), marks.get(name, ()))
+        + cell(interval_text(bounds), marks.get(name, ())) + "</tr>"
         for name, bounds in headline_intervals(evaluation).items()
     )
     return (f'<table class="data"><thead><tr><th>Metric</th><th class="num">Value</th><th class="num">95% CI</th>'

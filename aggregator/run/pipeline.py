@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING
 from aggregator.run.lookalikes import NEAR_MATCHES, near_matches
 from aggregator.run.sample_values import SampleEvaluator
 from aggregator.run_warnings import RunWarnings, check_run
+from aggregator.units.taxonomy import Taxonomy, taxonomy_for_run, taxonomy_in_force
 from scorecards.chunks import paused_gc
+from scorecards.inputs import resolve_input
 from scorecards.reader import start_read
 
 if TYPE_CHECKING:
@@ -49,6 +51,7 @@ class RunEvaluation:
     run_warnings: RunWarnings = field(default_factory=RunWarnings)
     all_rows: pl.DataFrame | None = None
     """Every row read, before the ``--profile`` filter; kept only when asked (``keep_all_rows``)."""
+    taxonomy: Taxonomy = field(default_factory=taxonomy_in_force)
 
     @property
     def rows_aggregated(self) -> int:
@@ -96,10 +99,12 @@ def evaluate_run(
     (:mod:`aggregator.run_warnings`); codes in ``allow`` are raised but silenced.
 
     When ``profile`` matches no row, every row is aggregated and the side files are not
-    read, as the research tool did (SCORECARDS.md); ``profile_fallback`` says so.
+    read, as the research tool did (SCORECARDS.md); ``profile_fallback`` says so. Refs are checked
+    against the run's taxonomy (:func:`~aggregator.units.taxonomy.taxonomy_for_run`).
     ``keep_all_rows``: keep the unfiltered table too (``all_rows``), for outputs over every row.
     """
     started = time.perf_counter()
+    taxonomy = taxonomy_for_run(resolve_input(path))
     evaluator = SampleEvaluator(families)
     pending = start_read(path, evaluator, skip_bad_lines=skip_bad_lines, workers=workers, on_bytes=on_bytes)
     with paused_gc():
@@ -143,6 +148,8 @@ def evaluate_run(
         side_files={f.side_file.name: (f.side_file.name if f.side_file.name in side else None)
                     for f in in_force if f.side_file is not None},
         profile_fallback=fallback,
-        run_warnings=check_run(table, metrics, warnings, allow, registry, in_force),
+        run_warnings=check_run(table, metrics, warnings, allow, registry, in_force,
+                               profile_unmatched=profile if fallback else None),
+        taxonomy=taxonomy,
         all_rows=all_rows if keep_all_rows else None,
     )

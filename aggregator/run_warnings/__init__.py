@@ -79,13 +79,16 @@ def check_run(
     allow: Iterable[str] = (),
     registry: Registry | None = None,
     families: Sequence[Family] = (),
+    profile_unmatched: str | None = None,
 ) -> RunWarnings:
     """The warnings of a run from its per-sample table (after ``--profile``) and its metrics: the
     core's and those of ``families``; affected columns are looked up in ``registry`` (default: the
-    core registry). Codes in ``allow`` are raised but silenced (:attr:`RunWarnings.allowed`)."""
+    core registry). Codes in ``allow`` are raised but silenced (:attr:`RunWarnings.allowed`).
+    ``profile_unmatched``: the ``--profile`` that matched no row (every row was aggregated)."""
     if registry is None:
         from aggregator.metrics.structural import STRUCTURAL
 
         registry = STRUCTURAL
 
-    return _for_families(tuple(families)).check(CheckInput(table, metrics, counts or {}), registry, allow)
+    run = CheckInput(table, metrics, counts or {}, profile_unmatched)
+    return _for_families(tuple(families)).check(run, registry, allow)

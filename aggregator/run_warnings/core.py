@@ -165,6 +165,15 @@ def unicode_near_matches(run: CheckInput) -> Finding | None:
                    "removing invisible characters, and count as misses", n)
 
 
+def profile_unmatched(run: CheckInput) -> Finding | None:
+    if run.profile_unmatched is None:
+        return None
+    profiles = sorted({p for p in run.table.get_column("profile").to_list() if p is not None})
+    found = f"the rows' profiles: {', '.join(profiles)}" if profiles else "no row names a profile"
+    return Finding(f"--profile {run.profile_unmatched!r} matched no row, so all {run.table.height} rows were "
+                   f"aggregated, as the research tool does ({found})", run.table.height)
+
+
 CODES = (
     WarningCode(
         "ref_unmeasurable", "Ref-F1 cannot be measured",
@@ -177,7 +186,7 @@ CODES = (
         "not raised without gold or without predicted tuples.",
         "Make the pipeline emit `aspect_ref` as a taxonomy key (`entity#attribute`), or pass the dataset's "
         "taxonomy with `--taxonomy FILE`; until then report the Surface unit.",
-        ref_unmeasurable, metrics=REF_METRICS),
+        ref_unmeasurable, metrics=REF_METRICS, unmeasurable=True),
     WarningCode(
         "no_stage_change", "Stage 2 changed nothing",
         "The final set equals stage 1 on every sample: the review did nothing, or stage 1 was not recorded.",
@@ -245,6 +254,14 @@ CODES = (
         "Normalize terms to NFC and strip invisible characters in the pipeline (or in the gold); "
         "`--allow unicode_near_matches` if the difference is meant.",
         unicode_near_matches, metrics=("*otepol*", "*explicit*")),
+    WarningCode(
+        "profile_unmatched", "--profile matched no row",
+        "No row has the profile asked for, so every row was aggregated (the research tool's fallback, kept "
+        "for parity): the numbers are those of the whole run, not of that profile, and the side files are not read.",
+        "`--profile P` given and no row's `profile` (or `meta.profile`) equals P; `profile_filter` holds P.",
+        "Check the profile's spelling against the rows' profiles (named in the message); drop `--profile` "
+        "to aggregate every row on purpose.",
+        profile_unmatched, gold_metrics=True),
 )
 
 

@@ -20,16 +20,19 @@ if TYPE_CHECKING:
 
     from aggregator.metrics.registry import Registry
     from aggregator.metrics.values import MetricValue
+    from aggregator.units.lead import Lead
 
 
 @dataclass(frozen=True)
 class CheckInput:
-    """What a check reads: the per-sample table after ``--profile``, the run's metrics and the
-    oddities the reader counted (e.g. ``polarity_defaulted``)."""
+    """What a check reads: the per-sample table after ``--profile``, the run's metrics, the
+    oddities the reader counted (e.g. ``polarity_defaulted``) and the ``--profile`` that matched
+    no row (``profile_unmatched``; every row was then aggregated)."""
 
     table: pl.DataFrame
     metrics: Mapping[str, MetricValue]
     counts: Mapping[str, int] = field(default_factory=dict)
+    profile_unmatched: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class WarningCode:
 
     ``metrics``: names or shell-style patterns (``delta_f1*``) of the columns whose values the
     warning makes unreliable; their aliases follow. ``gold_metrics``: every column that needs gold.
+    ``unmeasurable``: the marked values are not measurements at all (0 by construction), so a view
+    leads with a unit the warning leaves alone (:mod:`aggregator.units.lead`).
     """
 
     code: str
@@ -61,6 +66,7 @@ class WarningCode:
     metrics: tuple[str, ...] = ()
     gold_metrics: bool = False
     family: str = "core"
+    unmeasurable: bool = False
 
     def affected(self, registry: Registry) -> list[str]:
         """The registered columns this warning marks, aliases included, in CSV order."""
@@ -79,6 +85,7 @@ class RaisedWarning:
     message: str
     metrics: tuple[str, ...]
     count: int | None = None
+    unmeasurable: bool = False
 
     def to_dict(self) -> dict[str, object]:
         return {"code": self.code, "message": self.message, "metrics": list(self.metrics), "count": self.count}
@@ -98,6 +105,12 @@ class RunWarnings:
             for name in warning.metrics:
                 marked.setdefault(name, []).append(warning.code)
         return marked
+
+    def lead(self) -> Lead:
+        """The unit this run's default views lead with (:func:`aggregator.units.lead.lead_unit`)."""
+        from aggregator.units.lead import lead_unit
+
+        return lead_unit([self.shown])
 
 
 class UnknownWarningCode(KeyError):
@@ -150,6 +163,7 @@ class WarningRegistry:
             finding = declared.check(run)
             if finding is None:
                 continue
-            raised = RaisedWarning(declared.code, finding.message, tuple(declared.affected(registry)), finding.count)
+            raised = RaisedWarning(declared.code, finding.message, tuple(declared.affected(registry)), finding.count,
+                                   declared.unmeasurable)
             (silenced if declared.code in allowed else shown).append(raised)
         return RunWarnings(tuple(shown), tuple(silenced))

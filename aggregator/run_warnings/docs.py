@@ -32,18 +32,30 @@ ones to distrust and why. Each is checked after aggregation, on the per-sample t
 `--profile`, and shown:
 
 - on the terminal: one line per warning on stderr, `aggregate: warning: RUN: CODE: message`
-  (yellow on a terminal), and the code in brackets after each summary line it affects;
+  (yellow on a terminal), and the code in brackets after each summary line it affects; with
+  several runs (`aggregate RUN...`, `aggregate compare`), a code raised by several runs is one line,
+  `CODE in K of N runs: message (numbers of the first run)`; with `--quiet`, each code and its
+  count only (`CODE in K of N runs`);
 - in `--json`: a `warnings` list of `{code, message, metrics, count}` per run
   (`count`: the samples or tuple items concerned, `null` when not one number);
 - in `run_metadata.json`: the same `warnings` list, `warnings_allowed` (raised but silenced), and
   `counts` (oddities counted whether or not they raise a warning, e.g. `polarity_defaulted`);
 - at the top of `structural_metrics_table.md`, each affected value followed by ⚠;
-- as a banner at the top of `report.html`, each affected value greyed and followed by ⚠.
+- as a banner at the top of `report.html`, each affected value greyed and followed by ⚠;
+- in a comparison: its first notes, a `warnings` column (the codes) in `conditions.csv`,
+  `paired.csv`, `subsets.csv` and `paper.csv`, ⚠ on the values of `comparison.md`,
+  `comparison_report.html` (greyed, also in the charts) and `paper.md` / `paper.tex` (with a
+  footnote naming the code).
+
+A code marked *unmeasurable* below (`ref_unmeasurable`) says its values are not measurements at
+all: every default view then leads with the first unit it leaves measurable (Ref, Surface, Attr)
+and says so in one line, e.g. "Ref-F1 cannot be measured in this run (ref_unmeasurable): showing
+Surface-F1" (`aggregator/units/lead.py`); `--unit` and `--metrics` choose otherwise.
 
 `--allow CODE` (repeatable; `-` and `_` alike) silences a code: it moves to `warnings_allowed`
-and nothing else shows it. `--fail-on-warning` makes `aggregate` exit with status 3 when any run
-raises a warning that is not allowed (status 2, a run that failed, takes precedence), for CI
-pipelines.
+and nothing else shows it. `--fail-on-warning` makes `aggregate` (and `aggregate compare`) exit
+with status 3 when any run raises a warning that is not allowed (status 2, a run that failed,
+takes precedence), for CI pipelines.
 
 A metric family adds its own codes in `Family.warnings` (`aggregator/metrics/family.py`); they
 are checked when the family is in force (`--families`) and appear here once regenerated.
@@ -69,6 +81,7 @@ def code_section(code: WarningCode, registry: Registry) -> list[str]:
         f"- **Affected columns (marked ⚠):** {affected_text(code, registry)}.",
         f"- **Silence:** `--allow {code.code}`.",
         *([f"- **Family:** `{code.family}`."] if code.family != "core" else []),
+        *(["- **Unmeasurable:** default views lead with a unit this code leaves alone."] if code.unmeasurable else []),
         "",
     ]
 

@@ -2,10 +2,12 @@
 
 The default is the NIKLuge 2022 taxonomy, shipped as package data
 (``aggregator/data/taxonomy_nikluge.json``); ``--taxonomy FILE`` (or ``taxonomy=`` in the
-Python API) puts another dataset's in force. A taxonomy file is UTF-8 JSON,
+Python API) puts another dataset's in force. Without it, a run whose scorecards file has a
+``taxonomy.json`` beside it (:data:`SIDE_FILE`, as ``aggregate convert`` writes for the dataset it
+converts) is checked against that one. A taxonomy file is UTF-8 JSON,
 ``{"name": "...", "refs": ["entity#attribute", ...]}``; each ref is normalized as input refs
-are (:func:`~scorecards.normalize.norm_ref`). The taxonomy in force is module state, set before
-the reader forks its decoding processes, which inherit it.
+are (:func:`~scorecards.normalize.norm_ref`). The taxonomy in force is module state, set for
+each run (:func:`taxonomy_for_run`) before the reader forks its decoding processes, which inherit it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from scorecards.errors import InputError
 from scorecards.normalize import norm_ref
 
 DEFAULT_NAME = "taxonomy_nikluge.json"
+SIDE_FILE = "taxonomy.json"
+"""A run's own taxonomy, next to its scorecards file (used unless ``--taxonomy`` is given)."""
 
 
 class _TaxonomyFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -68,14 +72,31 @@ def load_taxonomy(path: str | os.PathLike[str]) -> Taxonomy:
 
 _IN_FORCE: Taxonomy = default_taxonomy()
 _VALID: frozenset[str] = _IN_FORCE.refs
+_GIVEN: list[Taxonomy | None] = [None]
+"""The taxonomy given with ``--taxonomy`` (None: each run's side file, else the default)."""
+
+
+def _put_in_force(taxonomy: Taxonomy) -> Taxonomy:
+    global _IN_FORCE, _VALID
+    _IN_FORCE, _VALID = taxonomy, taxonomy.refs
+    return taxonomy
 
 
 def use_taxonomy(path: str | os.PathLike[str] | None) -> Taxonomy:
-    """Put the taxonomy of ``path`` (None: the default) in force and return it."""
-    global _IN_FORCE, _VALID
-    _IN_FORCE = default_taxonomy() if path is None else load_taxonomy(path)
-    _VALID = _IN_FORCE.refs
-    return _IN_FORCE
+    """Put the taxonomy of ``path`` in force for every run and return it; None: the default, and each
+    run's own side file where it has one (:func:`taxonomy_for_run`)."""
+    _GIVEN[0] = None if path is None else load_taxonomy(path)
+    return _put_in_force(_GIVEN[0] or default_taxonomy())
+
+
+def taxonomy_for_run(scorecards: Path) -> Taxonomy:
+    """Put in force, and return, the taxonomy of the run whose scorecards file is ``scorecards``: the one
+    given with ``--taxonomy``, else the :data:`SIDE_FILE` beside the file, else the default."""
+    given = _GIVEN[0]
+    if given is not None:
+        return _put_in_force(given)
+    side = scorecards.parent / SIDE_FILE
+    return _put_in_force(load_taxonomy(side) if side.is_file() else default_taxonomy())
 
 
 def taxonomy_in_force() -> Taxonomy:

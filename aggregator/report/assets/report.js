@@ -94,7 +94,8 @@
   function sampleTable(s, root) {
     var n = s.key.length;
     var units = Object.keys(s.units);
-    var state = { unit: units[0], filter: "all", query: "", sort: "key", page: 0 };
+    /* s.lead: the unit the report leads with (aggregator/units/lead.py), Ref-F1 unless it cannot be measured */
+    var state = { unit: s.lead && s.units[s.lead] ? s.lead : units[0], filter: "all", query: "", sort: "key", page: 0 };
     var haystack = null;
 
     function matches(i, filter, unit) {
@@ -147,6 +148,7 @@
     units.forEach(function (u) {
       var option = el("option", null, s.units[u].name);
       option.value = u;
+      option.selected = u === state.unit;
       unitSelect.appendChild(option);
     });
     unitLabel.appendChild(unitSelect);
