@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from aggregator.compare import compare_runs
-from aggregator.compare.markdown import interval, mean_sd
+from aggregator.compare.cells import interval, mean_sd
 from aggregator.outputs.cells import markdown_cell
 from aggregator.report.run_report import run_report
 from aggregator.run.pipeline import evaluate_run

@@ -14,90 +14,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from aggregator.compare.cells import MARKED, SEED_SHARE, interval, is_count, label, mean_sd, method_caption, name, p_cell, signed, table, value
+from aggregator.compare.errors_section import errors_section
 from aggregator.compare.samples import UNIT_NAMES
-from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
-from aggregator.outputs.cells import NOT_AVAILABLE, count_cell, markdown_cell
+from aggregator.metrics.structural import UNIT_LABELS
+from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
 from aggregator.text import md_code, md_text
-from aggregator.units.error_anatomy import UNIT_CLASSES, gold_side
-from aggregator.units.error_classes import EXACT, SPURIOUS
 
 if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.compare.result import ComparisonResult
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric_from: int) -> list[str]:
-    align = ["---" if i < numeric_from else "---:" for i in range(len(header))]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines + [""]
-
-
-def name(text: object) -> str:
-    """A condition (or a level) in a table cell."""
-    return md_code(str(text), in_table=True)
-
-
-def note(text: object) -> str:
-    """A note in a table cell."""
-    return md_text(str(text or ""))
-
-
-def is_count(metric: object) -> bool:
-    """A metric that counts (``kind`` int, e.g. Breaks): its values print as counts (:func:`count_cell`)."""
-    return isinstance(metric, str) and metric in STRUCTURAL and STRUCTURAL[metric].kind == "int"
-
-
-def value(number: object, count: bool = False) -> str:
-    """A value of a metric: four decimals, or as a count."""
-    return count_cell(number) if count else markdown_cell(number)
-
-
-def signed(number: object, count: bool = False) -> str:
-    if count:
-        return count_cell(number, sign=True)
-    return NOT_AVAILABLE if number is None else f"{number:+.4f}"
-
-
-def interval(low: object, high: object, sign: bool = False, count: bool = False) -> str:
-    if low is None or high is None:
-        return NOT_AVAILABLE
-    if sign:
-        return f"[{signed(low, count)}, {signed(high, count)}]"
-    return f"[{value(low, count)}, {value(high, count)}]"
-
-
-def mean_sd(row: dict[str, object]) -> str:
-    """``mean ± SD`` of a row of ``conditions`` (counts as counts)."""
-    mean, sd, count = row["mean"], row["sd"], is_count(row.get("metric"))
-    if mean is None:
-        return NOT_AVAILABLE
-    return value(mean, count) if sd is None else f"{value(mean, count)} ± {value(sd, count)}"
-
-
-def p_cell(p: object) -> str:
-    if p is None:
-        return NOT_AVAILABLE
-    return "< 0.0001" if isinstance(p, float) and p < 1e-4 else markdown_cell(p)
-
-
-def label(metric: str) -> str:
-    return STRUCTURAL[metric].label if metric in STRUCTURAL else metric
-
-
-def method_caption(result: ComparisonResult, *, sd: bool = True) -> str:
-    """How the condition and contrast numbers were made, for captions (``sd``: the SD over seeds is shown)."""
-    shown_sd = f"SD over seeds with ddof = {result.ddof}. " if sd else ""
-    return (f"{shown_sd}95% intervals over seeds and samples: seed variance from "
-            "the runs' values (ddof 1, t with seeds − 1 df), sample variance from a paired bootstrap over samples "
-            f"({result.resamples} resamples, seed {result.seed}; t with samples − 1 df), combined by Banerjee's "
-            "conservative rule; p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
-
-
-SEED_SHARE = ("Seed share: the part of the interval's variance that comes from the seeds (the rest from the "
-              "samples); near 1, more seeds narrow the interval more than more samples would.")
-MARKED = "⚠: a coded warning covers the value (its codes in the Note column; docs/warnings.md)."
 
 
 def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, Any]]:
@@ -248,50 +175,6 @@ def consistency_section(consistency: pl.DataFrame) -> list[str]:
         "Correct agreement: share of samples with gold whose final-stage correctness is the same in every run.",
         "",
     ]
-
-
-def error_class_metrics() -> list[tuple[str, str, str]]:
-    """``(unit, class, metric)`` of the section, in display order."""
-    out = []
-    for unit in UNIT_CLASSES:
-        for cls in (EXACT, *gold_side(unit)):
-            out.append((unit, cls, f"errors_{cls}_s2_{unit}_per_gold"))
-        out.append((unit, SPURIOUS, f"errors_{SPURIOUS}_s2_{unit}_per_pred"))
-    return out
-
-
-def errors_section(result: ComparisonResult) -> list[str]:
-    """``## Error anatomy (final stage)``: per unit and class, each condition's mean with its 95% interval,
-    and each contrast's paired Δ with its interval and p (rows of conditions.csv and paired.csv). Gold-side
-    classes are ``errors_{class}_s2_{unit}_per_gold`` (exact … missed sum to 1), spurious is
-    ``errors_spurious_s2_{unit}_per_pred``. None when the errors family's metrics are not compared."""
-    shown = error_class_metrics()
-    wanted = {metric: (unit, cls) for unit, cls, metric in shown}
-    order = {metric: i for i, (_, _, metric) in enumerate(shown)}
-    conditions = [r for r in result.conditions.iter_rows(named=True) if r["metric"] in wanted]
-    if not conditions:
-        return []
-    conditions.sort(key=lambda r: order[r["metric"]])
-    lines = ["## Error anatomy (final stage)", "",
-             "Every gold and predicted pair of a unit classified at the final stage (docs/errors.md). Gold-side classes "
-             "(exact, polarity, category, boundary, implicit, missed) are shares of the unit's gold pairs and sum to 1; "
-             "spurious is a share of the final predicted pairs. Samples with gold. n: runs. "
-             + method_caption(result), ""]
-    header = ["Unit", "Class", "Condition", "n", "Mean ± SD", "95% CI", "Note"]
-    rows = [[UNIT_LABELS[wanted[r["metric"]][0]], wanted[r["metric"]][1], name(r["condition"]), str(r["n_defined"]),
-             mean_sd(r), interval(r["ci_low"], r["ci_high"]), note(r["note"])] for r in conditions]
-    lines += table(header, rows, 3)
-    paired = sorted((r for r in result.paired.iter_rows(named=True) if r["metric"] in wanted),
-                    key=lambda r: (order[r["metric"]], r["condition_a"], r["condition_b"]))
-    if paired:
-        lines += ["Paired Δ = B − A per class, on the samples present in every run of both (n: samples).", ""]
-        header = ["Unit", "Class", "A", "B", "n", "Δ", "95% CI", "p", "Note"]
-        rows = [[UNIT_LABELS[wanted[r["metric"]][0]], wanted[r["metric"]][1], name(r["condition_a"]),
-                 name(r["condition_b"]), str(r["n_samples"]), signed(r["delta"]),
-                 interval(r["ci_low"], r["ci_high"], sign=True), p_cell(r["p_value"]), note(r["note"])]
-                for r in paired]
-        lines += table(header, rows, 4)
-    return lines
 
 
 def comparison_markdown(result: ComparisonResult) -> str:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from aggregator.compare.markdown import interval, is_count, label, method_caption, signed, value
+from aggregator.compare.cells import interval, is_count, label, method_caption, signed, value
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.cells import NOT_AVAILABLE, csv_cell
 from aggregator.stats.intervals import holm

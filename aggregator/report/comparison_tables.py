@@ -6,19 +6,8 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from aggregator.compare.markdown import (
-    AGREEMENT,
-    agreement_rows,
-    codes_of,
-    interval,
-    is_count,
-    label,
-    mean_sd,
-    p_cell,
-    runs_defined,
-    signed,
-    value,
-)
+from aggregator.compare.cells import interval, is_count, label, mean_sd, p_cell, signed, value
+from aggregator.compare.markdown import AGREEMENT, agreement_rows, codes_of, runs_defined
 from aggregator.compare.tables import UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
