@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -47,6 +47,10 @@ class _Risk(msgspec.Struct, gc=False):
 
 class _Block(msgspec.Struct, gc=False):
     structural_risks: Items[_Risk] = None
+
+
+_Blocks: TypeAlias = Items[_Block]
+_BLOCKS = msgspec.json.Decoder(_Blocks)
 
 
 class _Labelled(msgspec.Struct, gc=False):
@@ -72,7 +76,7 @@ class _Runtime(msgspec.Struct, gc=False):
 class _Fields(msgspec.Struct, gc=False):
     meta: _Meta | None = None
     final_result: Obj[_Labelled] = None
-    validator: Items[_Block] = None
+    validator: msgspec.Raw = msgspec.Raw()
     moderator: Obj[_Moderator] = None
     runtime: _Runtime | None = None
 
@@ -135,7 +139,7 @@ def risk_ids(validator: Any) -> str:
 
 def row(inp: RowInput) -> tuple[object, ...]:
     data = inp.row
-    return (case_key(data.meta), label(data), label_fixed(data), risk_ids(data.validator))
+    return (case_key(data.meta), label(data), label_fixed(data), risk_ids(_BLOCKS.decode(data.validator) if data.validator else None))
 
 
 def _grouped(rows: pl.DataFrame) -> pl.DataFrame | None:

@@ -123,7 +123,8 @@ def _trace_notes_parse(raws: Sequence[msgspec.Raw]) -> bool:
     return False
 
 
-def _parse_fail(inp: RowInput) -> bool:
+def parse_fail(inp: RowInput) -> bool:
+    """Family 5 ``parse_fail`` of a row (any row, implicit gold sample or not)."""
     row = inp.row
     runtime = row.runtime
     if _failed(first_truthy(row.flags, runtime.flags if runtime is not None else None)):
@@ -146,7 +147,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     po = section(runtime.parsed_output) if runtime is not None else None
     fr = po.final_result if po is not None else None
     null = fr is not None and (_null_polarity(fr.final_tuples) or _null_polarity(fr.final_aspects))
-    parse = _parse_fail(inp)
+    parse = parse_fail(inp)
     return coverage, null, parse, coverage or null or parse, generated
 
 

@@ -66,14 +66,14 @@ class _SkipReasons(msgspec.Struct, gc=False):
 
 
 class _Meta(msgspec.Struct, gc=False):
-    debate_override_stats: Obj[OverrideStats] = None
+    debate_override_stats: msgspec.Raw = msgspec.Raw()
     debate_override_skip_reasons: Obj[_SkipReasons] = None
     adopt_decision: Any = None
     adopt_reason: Any = None
 
 
 class _Debate(msgspec.Struct, gc=False):
-    override_stats: Obj[OverrideStats] = None
+    override_stats: msgspec.Raw = msgspec.Raw()
 
 
 class _ParsedMeta(msgspec.Struct, gc=False):
@@ -87,6 +87,8 @@ class _ParsedOutput(msgspec.Struct, gc=False):
 
 _MetaSection: TypeAlias = Obj[_ParsedMeta]
 _PARSED_META = msgspec.json.Decoder(_MetaSection)
+_OverrideStatsSection: TypeAlias = Obj[OverrideStats]
+_OVERRIDE_STATS = msgspec.json.Decoder(_OverrideStatsSection)
 
 
 class _Runtime(msgspec.Struct, gc=False):
@@ -125,11 +127,16 @@ COLUMNS = (
 )
 
 
+def _stats(raw: msgspec.Raw) -> Any:
+    return _OVERRIDE_STATS.decode(raw) if raw else None
+
+
 def override_stats(row: Any) -> Any:
-    """OV of a decoded row: ``debate.override_stats``, else ``meta.debate_override_stats``; None reads as ``{}``."""
+    """OV of a decoded row: ``debate.override_stats``, else ``meta.debate_override_stats``; None reads as ``{}``.
+    Both stay raw in the row (``aggregate legacy`` copies OV verbatim) and are decoded here."""
     debate, meta = section(row.debate), row.meta
-    return section(first_truthy(debate.override_stats if debate is not None else None,
-                                meta.debate_override_stats if meta is not None else None))
+    return section(first_truthy(_stats(debate.override_stats) if debate is not None else None,
+                                _stats(meta.debate_override_stats) if meta is not None else None))
 
 
 def stat(ov: Any, name: str) -> int:
