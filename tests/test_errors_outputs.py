@@ -75,8 +75,8 @@ def test_the_markdown_shows_each_unit_with_n_the_review_and_examples(written: Pa
     assert "n gold = 54; n pred S1 = 176, final = 176." in section
     assert "| boundary | 7 | 0.1296 | 0.0398 | 7 | 0.1296 | 0.0398 |" in section
     assert "Class changes (stage 1 → final, gold pairs): missed → implicit 22" in section
-    examples = [line for line in section.splitlines() if line.startswith("- boundary: ")]
-    assert 1 <= len(examples) <= 9 and "↔ final `“리시버가 들어있어야 하는 것” · negative`" in section
+    examples = [line for line in section.splitlines() if line.startswith("- **boundary** · sample ")]
+    assert 1 <= len(examples) <= 9 and "↔ final “리시버가 들어있어야 하는 것” · negative" in section
 
 
 def test_the_report_charts_the_review_per_unit_and_filters_samples_by_class(written: Path) -> None:

@@ -77,12 +77,13 @@ def _changes_line(table: pl.DataFrame, unit: str) -> str:
 
 
 def _examples(table: pl.DataFrame, unit: str) -> list[str]:
+    """One line per example; every text from the input as escaped prose (:func:`~aggregator.text.md_text`)."""
     lines = []
     for cls in UNIT_CLASSES[unit]:
         for ex in examples(table, unit, cls):
-            sides = [f"gold {md_code(ex.gold)}" if ex.gold else "", f"final {md_code(ex.pred)}" if ex.pred else ""]
+            sides = [f"gold {md_text(ex.gold)}" if ex.gold else "", f"final {md_text(ex.pred)}" if ex.pred else ""]
             sentence = f" — {md_text(ex.text)}" if ex.text else ""
-            lines.append(f"- {cls}: {md_code(ex.sample_key)} " + " ↔ ".join(s for s in sides if s) + sentence)
+            lines.append(f"- **{cls}** · sample {md_text(ex.sample_key)}: " + " ↔ ".join(s for s in sides if s) + sentence)
     return lines or ["- no error at the final stage."]
 
 
