@@ -31,6 +31,7 @@ from aggregator.metrics.registry import Metric, Registry
 from aggregator.stats.bootstrap import draw_counts, weighted_sums
 from aggregator.stats.compile import compile_metrics
 from aggregator.stats.components import ConditionReplicates, condition_replicates, contrast_inference, mean_inference
+from aggregator.stats.intervals import METHODS, Method
 
 if TYPE_CHECKING:
     from aggregator.stats.weighted import WeightedMetrics
@@ -103,23 +104,26 @@ def _tables(design: Design, replications: int, rng: np.random.Generator) -> pl.D
 
 @dataclass(frozen=True)
 class Measured:
-    """Coverage (share of intervals holding the truth), rejections at the truth 0, mean widths."""
+    """Per metric, of one interval method: coverage (share of intervals holding the truth), rejections
+    (p < 0.05: false positives at a true Δ of 0, power otherwise), mean widths."""
 
     contrast_coverage: dict[str, float]
     mean_coverage: dict[str, float]
     rejections: dict[str, float]
     contrast_width: dict[str, float]
+    mean_width: dict[str, float]
     seed_share: dict[str, float]
     naive_coverage: dict[str, float]
     """Δ coverage of the plain two-level percentile bootstrap (seeds and samples resampled), for comparison."""
 
 
-def simulate(design: Design, *, replications: int, resamples: int, seed: int) -> Measured:
+def simulate(design: Design, *, replications: int, resamples: int, seed: int) -> dict[Method, Measured]:
+    """The measurements of every interval method on the same synthetic replications."""
     with threadpool_limits(limits=1, user_api="blas"):
         return _simulate(design, replications=replications, resamples=resamples, seed=seed)
 
 
-def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -> Measured:
+def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -> dict[Method, Measured]:
     rng = np.random.default_rng(seed)
     reg = registry()
     table = _tables(design, replications, rng)
@@ -143,23 +147,26 @@ def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -
 
     naive = _naive_intervals(reps, rng)
     a, b = condition(0), condition(1)
-    contrast, mean_a = contrast_inference(a, b), mean_inference(a)
     truth = truths(design)
-    measured: dict[str, dict[str, float]] = {k: {} for k in ("cc", "mc", "rej", "w", "share", "naive")}
-    for k, name in enumerate(weighted.names):
-        cols = np.arange(replications) * m + k
-        true_a, true_delta = truth[name]
-        ci = contrast.interval
-        measured["cc"][name] = float(np.mean((ci.ci_low[cols] <= true_delta) & (true_delta <= ci.ci_high[cols])))
-        measured["rej"][name] = float(np.mean(ci.p_value[cols] < 0.05)) if true_delta == 0 else np.nan
-        measured["w"][name] = float(np.mean(ci.ci_high[cols] - ci.ci_low[cols]))
-        measured["share"][name] = float(np.nanmean(contrast.seed_share[cols]))
-        mi = mean_a.interval
-        measured["mc"][name] = float(np.mean((mi.ci_low[cols] <= true_a) & (true_a <= mi.ci_high[cols])))
-        low, high = naive[0][:, k], naive[1][:, k]
-        measured["naive"][name] = float(np.mean((low <= true_delta) & (true_delta <= high)))
-    return Measured(measured["cc"], measured["mc"], measured["rej"], measured["w"], measured["share"],
-                    measured["naive"])
+    out = {}
+    for method in METHODS:
+        contrast, mean_a = contrast_inference(a, b, method), mean_inference(a, method)
+        measured: dict[str, dict[str, float]] = {k: {} for k in ("cc", "mc", "rej", "w", "mw", "share", "naive")}
+        for k, name in enumerate(weighted.names):
+            cols = np.arange(replications) * m + k
+            true_a, true_delta = truth[name]
+            ci, mi = contrast.interval, mean_a.interval
+            measured["cc"][name] = float(np.mean((ci.ci_low[cols] <= true_delta) & (true_delta <= ci.ci_high[cols])))
+            measured["rej"][name] = float(np.mean(ci.p_value[cols] < 0.05))
+            measured["w"][name] = float(np.mean(ci.ci_high[cols] - ci.ci_low[cols]))
+            measured["mw"][name] = float(np.mean(mi.ci_high[cols] - mi.ci_low[cols]))
+            measured["share"][name] = float(np.nanmean(contrast.seed_share[cols]))
+            measured["mc"][name] = float(np.mean((mi.ci_low[cols] <= true_a) & (true_a <= mi.ci_high[cols])))
+            low, high = naive[0][:, k], naive[1][:, k]
+            measured["naive"][name] = float(np.mean((low <= true_delta) & (true_delta <= high)))
+        out[method] = Measured(measured["cc"], measured["mc"], measured["rej"], measured["w"], measured["mw"],
+                               measured["share"], measured["naive"])
+    return out
 
 
 def _naive_intervals(reps: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -173,24 +180,35 @@ def _naive_intervals(reps: np.ndarray, rng: np.random.Generator) -> tuple[np.nda
     return low, high
 
 
+def _pair(got: dict[Method, Measured], field: str, name: str, form: str) -> str:
+    """One cell: the Welch–Satterthwaite value, then Banerjee's."""
+    values = [getattr(got[method], field)[name] for method in METHODS]
+    return " / ".join("—" if np.isnan(v) else format(v, form) for v in values)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Measured coverage of the comparison's intervals")
     parser.add_argument("--replications", type=int, default=4000)
     parser.add_argument("--resamples", type=int, default=1000)
     args = parser.parse_args()
-    print(f"{args.replications} replications per design, {args.resamples} resamples, n = 50 samples\n")
-    print("| design | metric | Δ coverage | mean coverage | rejections at Δ = 0 | mean Δ CI width | seed share | "
-          "two-level percentile bootstrap: Δ coverage |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print(f"{args.replications} replications per design, {args.resamples} resamples, n = 50 samples; "
+          f"each cell: {' / '.join(METHODS)}\n")
+    print("| design | metric | Δ coverage | mean coverage | rejections at Δ = 0 | power at Δ ≠ 0 | mean Δ CI width | "
+          "mean CI width | seed share | two-level percentile bootstrap: Δ coverage |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for i, design in enumerate(DESIGNS):
         started = time.perf_counter()
         got = simulate(design, replications=args.replications, resamples=args.resamples, seed=i)
+        first = got[METHODS[0]]
         for name in METRICS:
-            rej = "—" if np.isnan(got.rejections[name]) else f"{got.rejections[name]:.1%}"
-            print(f"| {design.name} | {name} | {got.contrast_coverage[name]:.1%} | {got.mean_coverage[name]:.1%} | "
-                  f"{rej} | {got.contrast_width[name]:.3f} | {got.seed_share[name]:.2f} | "
-                  f"{got.naive_coverage[name]:.1%} |")
-        print(f"<!-- {design.name}: {time.perf_counter() - started:.1f} s -->")
+            null = design.delta == 0
+            print(f"| {design.name} | {name} | {_pair(got, 'contrast_coverage', name, '.1%')} | "
+                  f"{_pair(got, 'mean_coverage', name, '.1%')} | "
+                  f"{_pair(got, 'rejections', name, '.1%') if null else '—'} | "
+                  f"{'—' if null else _pair(got, 'rejections', name, '.1%')} | "
+                  f"{_pair(got, 'contrast_width', name, '.3f')} | {_pair(got, 'mean_width', name, '.3f')} | "
+                  f"{first.seed_share[name]:.2f} | {first.naive_coverage[name]:.1%} |")
+        print(f"<!-- {design.name}: {time.perf_counter() - started:.1f} s -->", flush=True)
 
 
 if __name__ == "__main__":

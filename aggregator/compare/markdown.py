@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from aggregator.compare.result import COMBINED_BY
 from aggregator.compare.samples import UNIT_NAMES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
@@ -73,8 +74,8 @@ def method_caption(result: ComparisonResult) -> str:
     """How the condition and contrast numbers were made, for captions."""
     return (f"SD over seeds with ddof = {result.ddof}. 95% intervals over seeds and samples: seed variance from "
             "the runs' values (ddof 1, t with seeds − 1 df), sample variance from a paired bootstrap over samples "
-            f"({result.resamples} resamples, seed {result.seed}; t with samples − 1 df), combined by Banerjee's "
-            "conservative rule; p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
+            f"({result.resamples} resamples, seed {result.seed}; t with samples − 1 df), {COMBINED_BY[result.interval]}; "
+            "p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
 
 
 def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, object]]:
