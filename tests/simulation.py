@@ -52,6 +52,12 @@ class Design:
     rate_logit: float = -0.4
     sample_sd: float = 0.15
     noise_sd: float = 0.1
+    seeds_b: int | None = None
+    """B's seeds when they differ from A's (``seeds``)."""
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        return self.seeds, self.seeds_b or self.seeds
 
 
 DESIGNS = (
@@ -61,6 +67,7 @@ DESIGNS = (
     Design("5 seeds, Δ = 0, seed shift", 5, 0.0, 0.08),
     Design("5 seeds, Δ ≠ 0, seed shift", 5, 0.05, 0.04),
     Design("1 seed, Δ = 0", 1, 0.0, 0.0),
+    Design("3 vs 5 seeds, Δ = 0, seed shift", 3, 0.0, 0.08, seeds_b=5),
 )
 
 
@@ -89,7 +96,7 @@ def truths(design: Design) -> dict[str, tuple[float, float]]:
 
 def _tables(design: Design, replications: int, rng: np.random.Generator) -> pl.DataFrame:
     """Rows in (replication, condition, seed, sample) order."""
-    n, s = design.samples, design.seeds
+    n, s = design.samples, max(design.counts)
     shape = (replications, 2, s, n)
     u = rng.gamma(0.5, design.sample_sd / np.sqrt(0.5), (replications, 1, 1, n)) - design.sample_sd * np.sqrt(0.5)
     shift = rng.normal(0, design.seed_sd, (replications, 2, s, 1))
@@ -128,7 +135,7 @@ def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -
     reg = registry()
     table = _tables(design, replications, rng)
     weighted: WeightedMetrics = compile_metrics(reg, table.head(design.samples))
-    n, s = design.samples, design.seeds
+    n, s = design.samples, max(design.counts)
     matrix = weighted.sample_matrix(table).reshape(replications, 2 * s, n, -1)
     columns = matrix.shape[-1]
     points = weighted.evaluate(matrix.sum(axis=2).reshape(-1, columns)).reshape(replications, 2, s, -1)
@@ -141,16 +148,17 @@ def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -
     m = len(weighted.names)
 
     def condition(c: int) -> ConditionReplicates:
-        values = np.moveaxis(points[:, c], 0, 1).reshape(s, replications * m)
-        replicated = np.moveaxis(reps[:, c], 0, 2).reshape(s, resamples, replications * m)
+        used = design.counts[c]
+        values = np.moveaxis(points[:, c, :used], 0, 1).reshape(used, replications * m)
+        replicated = np.moveaxis(reps[:, c, :used], 0, 2).reshape(used, resamples, replications * m)
         return condition_replicates(zip(values, replicated), n)
 
-    naive = _naive_intervals(reps, rng)
+    naive = _naive_intervals(reps, design.counts, rng)
     a, b = condition(0), condition(1)
     truth = truths(design)
     out = {}
     for method in METHODS:
-        contrast, mean_a = contrast_inference(a, b, method), mean_inference(a, method)
+        contrast, mean_a = contrast_inference(a, b, method), mean_inference(a)
         measured: dict[str, dict[str, float]] = {k: {} for k in ("cc", "mc", "rej", "w", "mw", "share", "naive")}
         for k, name in enumerate(weighted.names):
             cols = np.arange(replications) * m + k
@@ -169,13 +177,21 @@ def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -
     return out
 
 
-def _naive_intervals(reps: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _naive_intervals(reps: np.ndarray, counts: tuple[int, int],
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Percentile intervals of Δ when each resample also redraws each condition's seeds with replacement
     (the two-level bootstrap with seeds as a random effect), per replication and metric."""
-    replications, _, seeds, resamples, _ = reps.shape
-    picks = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=(replications, 2, resamples)) / seeds
-    means = np.einsum("icbs,icsbm->icbm", picks, reps)
-    delta = means[:, 1] - means[:, 0]
+    replications, _, _, resamples, _ = reps.shape
+    if counts[0] == counts[1]:  # one draw for both conditions (the stream of the table in docs/compare.md)
+        seeds = counts[0]
+        picks = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=(replications, 2, resamples)) / seeds
+        both = np.einsum("icbs,icsbm->icbm", picks, reps)
+        return tuple(np.nanpercentile(both[:, 1] - both[:, 0], [2.5, 97.5], axis=1))  # type: ignore[return-value]
+    means = []
+    for c, seeds in enumerate(counts):
+        picks = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=(replications, resamples)) / seeds
+        means.append(np.einsum("ibs,isbm->ibm", picks, reps[:, c, :seeds]))
+    delta = means[1] - means[0]
     low, high = np.nanpercentile(delta, [2.5, 97.5], axis=1)
     return low, high
 

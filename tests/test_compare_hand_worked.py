@@ -89,7 +89,7 @@ def test_contrasts_and_means_follow_the_definitions(written: tuple[list[Path], d
         want = ref.contrast([data(a) for a in answers["ca"]], [data(b) for b in answers["cb"]], draws, method, statistic)
         check_row(result.paired.filter(condition_a="ca", condition_b="cb", metric=metric).row(0, named=True), want)
         for condition in ("ca", "cb"):
-            mean = ref.condition_mean([data(a) for a in answers[condition]], draws, method, statistic)
+            mean = ref.condition_mean([data(a) for a in answers[condition]], draws, "banerjee", statistic)
             check_row(result.conditions.filter(condition=condition, metric=metric).row(0, named=True), mean)
 
 

@@ -199,7 +199,7 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
             samples, replicates = conditions.own(name)
             members = [ordered[i] for i in rows_of[name]]
             condition_table += condition_rows(registry, ConditionInput(name, members, len(samples), replicates),
-                                              weighted.names, weighted.not_resampled, opts.ddof, method=opts.interval)
+                                              weighted.names, weighted.not_resampled, opts.ddof)
             done.add(name)
             for a, b in pairs:
                 if (a, b) in contrast_table or not {a, b} <= done:

@@ -19,7 +19,6 @@ import numpy as np
 import polars as pl
 
 from aggregator.stats.components import ConditionReplicates, Inference, mean_inference
-from aggregator.stats.intervals import DEFAULT_METHOD, Method
 
 if TYPE_CHECKING:
     from aggregator.compare.runs import Run
@@ -92,12 +91,11 @@ class ConditionInput:
 
 def condition_rows(registry: Registry, condition: ConditionInput, resampled: Sequence[str],
                    not_resampled: dict[str, str], ddof: int,
-                   metrics: Sequence[Metric] | None = None, method: Method = DEFAULT_METHOD) -> list[dict[str, object]]:
-    """The rows of one condition for ``metrics`` (default: every metric, in registry order); ``method``:
-    how the interval combines its components (:data:`~aggregator.stats.intervals.METHODS`)."""
+                   metrics: Sequence[Metric] | None = None) -> list[dict[str, object]]:
+    """The rows of one condition for ``metrics`` (default: every metric, in registry order)."""
     runs = condition.runs
     pooled = registry.compute(pl.concat([r.table for r in runs], how="diagonal_relaxed"))
-    inference: Inference = mean_inference(condition.replicates, method)
+    inference: Inference = mean_inference(condition.replicates)
     index = {name: k for k, name in enumerate(resampled)}
     seeds = sorted(r.seed for r in runs if r.seed is not None)
     rows = []

@@ -52,7 +52,8 @@ TableName = Literal["runs", "conditions", "paired", "subsets", "agreement", "fli
 
 
 COMBINED_BY = {
-    "welch": "combined with Welch–Satterthwaite degrees of freedom (Satterthwaite 1946; Welch 1947)",
+    "welch": ("combined with Welch–Satterthwaite df for each Δ (Satterthwaite 1946; Welch 1947) and by Banerjee's "
+              "(1960) conservative t rule for a condition's mean"),
     "banerjee": "combined by Banerjee's (1960) conservative t rule",
 }
 """How each interval method (:data:`~aggregator.stats.intervals.METHODS`) combines the components, as outputs state it."""

@@ -140,7 +140,7 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
         runs = [members[i] for i in rows if members[i].table.height]
         summary = condition_rows(resampler.registry, ConditionInput(condition, runs, len(samples),
                                  sub.condition([i for i in rows if members[i].table.height], samples)),
-                                 weighted.names, weighted.not_resampled, ddof, metrics=metrics, method=method)
+                                 weighted.names, weighted.not_resampled, ddof, metrics=metrics)
         contrast = {}
         if condition != baseline:
             split = sample_split(present, rows_of[baseline], rows)
