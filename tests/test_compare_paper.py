@@ -13,6 +13,7 @@ import pytest
 
 from aggregator.compare.api import compare_runs
 from aggregator.compare.paper import latex_escape, marker, paper_files, paper_table
+from aggregator.compare.result import COMBINED_BY
 from tests.conftest import RUNS
 
 if TYPE_CHECKING:
@@ -75,5 +76,6 @@ def test_readme_shows_the_paper_table_of_the_shared_runs() -> None:
     metrics = ["tuple_f1_s2_otepol", "delta_f1_otepol", "tuple_f1_s2_otepol_micro", "ref_fill_rate_s2"]
     assert f"--paper sd --metrics {','.join(metrics)}" in readme
     result = compare_runs(sorted(RUNS.iterdir()), metrics=metrics)
-    table = paper_files(result, "sd")["paper.md"].decode().split("\n\nTable:")[0]
+    table, caption = paper_files(result, "sd")["paper.md"].decode().split("\n\nTable:")
     assert table in readme
+    assert COMBINED_BY[result.interval] in caption and f"Table: {caption.strip()}" in readme  # the method actually used

@@ -66,6 +66,14 @@ def test_the_satterthwaite_df_lies_between_the_smallest_and_the_sum(parts: list[
 
 
 @settings(max_examples=150, deadline=None)
+@given(components)
+def test_welch_is_never_wider_than_banerjee(parts: list[tuple[float, int]]) -> None:
+    comps = [Component(np.array([v]), np.array([float(d)])) for v, d in parts]
+    welch, banerjee = (combine(np.array([0.1]), comps, m).ci_high[0] - 0.1 for m in METHODS)  # type: ignore[arg-type]
+    assert welch <= banerjee * (1 + 1e-12)
+
+
+@settings(max_examples=150, deadline=None)
 @given(st.floats(-2, 2), components, st.sampled_from(METHODS))
 def test_multi_component_p_values_match_an_independent_computation(estimate: float, parts: list[tuple[float, int]],
                                                                    method: str) -> None:
