@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -60,7 +61,9 @@ def test_latex_escapes_what_latex_reads_as_commands() -> None:
 
 def test_paper_tex_compiles_with_pdflatex(result: ComparisonResult, tmp_path: Path) -> None:
     if shutil.which("pdflatex") is None:
-        pytest.skip("pdflatex is not installed (Debian: texlive-latex-recommended)")
+        if os.environ.get("CI"):
+            pytest.fail("pdflatex is missing: .ci/run installs texlive-latex-recommended")
+        pytest.skip("pdflatex is not installed (Debian: texlive-latex-recommended; .ci/run installs it)")
     (tmp_path / "paper.tex").write_bytes(paper_files(result, "sd")["paper.tex"])
     (tmp_path / "main.tex").write_text("\\documentclass{article}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
                                        "\\usepackage{booktabs}\n\\begin{document}\n\\input{paper.tex}\n"
