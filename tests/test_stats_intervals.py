@@ -3,6 +3,8 @@ the p-value as the inversion of the same interval, checked against independent c
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -129,8 +131,41 @@ def test_absent_components_are_left_out() -> None:
     assert with_nan.p_value[0] == alone.p_value[0] and with_nan.ci_low[0] == alone.ci_low[0]
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_rows_are_independent_and_degenerate_rows_raise_no_warning(method: str) -> None:
+    """Each row is the interval it would be alone; zero, NaN and infinite parts warn nothing on the way."""
+    estimates = np.array([0.3, -0.2, 0.0, np.nan, 0.5, 1e-300])
+    parts = [Component(np.array([0.01, 0.0, 0.02, 0.01, np.nan, 1e-12]), np.array([2.0, 4.0, 2.0, 2.0, 3.0, 1.0])),
+             Component(np.array([0.04, 0.0, np.inf, 0.03, 0.0, 0.0]), np.array([40.0, 9.0, 9.0, np.nan, 9.0, 0.0]))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        together = combine(estimates, parts, method)  # type: ignore[arg-type]
+        for row in range(len(estimates)):
+            alone = combine(estimates[row:row + 1], [Component(c.variance[row:row + 1], c.df[row:row + 1]) for c in parts],
+                            method)  # type: ignore[arg-type]
+            for field in ("estimate", "se", "ci_low", "ci_high", "p_value", "df"):
+                assert getattr(together, field)[row] == pytest.approx(getattr(alone, field)[0], nan_ok=True), (row, field)
+    assert together.ci_low[1] == together.ci_high[1] == -0.2 and together.p_value[1] == 0.0  # no variance
+    assert np.isnan(together.df[1]) and together.p_value[2] == 1.0  # no variance: no df; Δ = 0: p 1
+    assert all(np.isnan(getattr(together, f)[3]) for f in ("se", "ci_low", "ci_high", "p_value", "df"))
+
+
+def test_no_components_and_whole_numbers() -> None:
+    got = combine(np.array([0, 3, np.nan]), [])
+    assert got.estimate.dtype == np.float64 and got.se[:2].tolist() == [0.0, 0.0] and np.isnan(got.se[2])
+    assert got.ci_low[:2].tolist() == got.ci_high[:2].tolist() == [0.0, 3.0] and got.p_value[:2].tolist() == [1.0, 0.0]
+    assert np.isnan(got.df).all() and np.isnan(got.p_value[2])
+    whole = combine(np.array([1]), [Component(np.array([1]), np.array([4]))])
+    assert whole.estimate.dtype == np.float64
+    assert whole.ci_high[0] == pytest.approx(1 + stats.t.ppf(0.975, 4))
+
+
 def test_holm_by_hand() -> None:
     # sorted: 0.005 x4 = 0.02; 0.01 x3 = 0.03; 0.03 x2 = 0.06; 0.04 x1 = 0.04 -> max so far 0.06
     got = holm(np.array([0.01, 0.04, 0.03, 0.005, np.nan]))
     assert got[:4] == pytest.approx([0.03, 0.06, 0.06, 0.02]) and np.isnan(got[4])
     assert holm(np.array([0.5, 0.9])).tolist() == [1.0, 1.0]
+    assert holm(np.array([0.6, 0.7])).tolist() == [1.0, 1.0]  # 2 × 0.6 = 1.2 is capped at 1
+    assert holm(np.array([0.3])).tolist() == [0.3]
+    assert holm([0.01, 0.6]).tolist() == pytest.approx([0.02, 0.6])  # type: ignore[arg-type]
+    assert np.isnan(holm(np.array([np.nan]))).all()

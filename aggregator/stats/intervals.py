@@ -70,24 +70,17 @@ def _upper(alpha: np.ndarray | float, df: np.ndarray) -> np.ndarray:
 
 def satterthwaite_df(components: Sequence[Component]) -> np.ndarray:
     """ν = (Σ v_k)² / Σ (v_k² / d_k) over the present components (Satterthwaite 1946); NaN when none is."""
-    total = np.zeros(np.shape(components[0].variance))
-    spread = np.zeros(total.shape)
-    for c in components:
-        present = _present(c)
-        v = np.where(present, c.variance, 0.0)
-        total += v
-        spread += np.where(present, v * v / np.where(present, c.df, 1.0), 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
+        present = [_present(c) for c in components]
+        total = np.sum([np.where(p, c.variance, 0.0) for p, c in zip(present, components)], axis=0)
+        spread = np.sum([np.where(p, c.variance * c.variance / c.df, 0.0) for p, c in zip(present, components)], axis=0)
         return np.where(spread > 0, total * total / spread, np.nan)
 
 
 def _banerjee_half_width(alpha: np.ndarray | float, components: Sequence[Component]) -> np.ndarray:
-    total = np.zeros(np.broadcast(components[0].variance, alpha).shape)
-    for c in components:
-        present = _present(c)
-        q = _upper(alpha, np.where(present, c.df, 1.0))
-        total += np.where(present, q * q * np.where(present, c.variance, 0.0), 0.0)
-    return np.sqrt(total)
+    """sqrt(Σ t²(1 − α/2; d_k) · v_k) over the present components."""
+    squares = [np.where(_present(c), _upper(alpha, c.df) ** 2 * c.variance, 0.0) for c in components]
+    return np.sqrt(np.sum(squares, axis=0))
 
 
 def _banerjee_p(estimate: np.ndarray, components: Sequence[Component]) -> np.ndarray:
@@ -118,14 +111,14 @@ def combine(estimate: np.ndarray, components: Sequence[Component], method: Metho
     with np.errstate(invalid="ignore", divide="ignore"):
         if method == "welch":
             df = satterthwaite_df(components)
-            safe_df = np.where(varies, df, 1.0)
-            half = np.where(varies, _upper(ALPHA, safe_df) * se, 0.0)
-            p = 2 * special.stdtr(safe_df, -np.abs(estimate) / np.where(varies, se, 1.0))
+            half = _upper(ALPHA, df) * se
+            p = 2 * special.stdtr(df, -np.abs(estimate) / se)
         else:
             df = nan
             half = _banerjee_half_width(ALPHA, components)
-            p = _banerjee_p(np.where(varies, estimate, 0.0), components)
-    p = np.where(estimate == 0, 1.0, np.where(varies, np.minimum(p, 1.0), 0.0))
+            p = _banerjee_p(estimate, components)
+    half = np.where(varies, half, 0.0)
+    p = np.where(estimate == 0, 1.0, np.where(varies, p, 0.0))
     undefined = ~np.isfinite(estimate)
     return Interval(
         estimate=estimate,
