@@ -186,7 +186,8 @@ def _naive_intervals(reps: np.ndarray, counts: tuple[int, int],
         seeds = counts[0]
         picks = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=(replications, 2, resamples)) / seeds
         both = np.einsum("icbs,icsbm->icbm", picks, reps)
-        return tuple(np.nanpercentile(both[:, 1] - both[:, 0], [2.5, 97.5], axis=1))  # type: ignore[return-value]
+        low, high = np.nanpercentile(both[:, 1] - both[:, 0], [2.5, 97.5], axis=1)
+        return low, high
     means = []
     for c, seeds in enumerate(counts):
         picks = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=(replications, resamples)) / seeds

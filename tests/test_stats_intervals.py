@@ -71,7 +71,7 @@ def test_the_satterthwaite_df_lies_between_the_smallest_and_the_sum(parts: list[
 @given(components)
 def test_welch_is_never_wider_than_banerjee(parts: list[tuple[float, int]]) -> None:
     comps = [Component(np.array([v]), np.array([float(d)])) for v, d in parts]
-    welch, banerjee = (combine(np.array([0.1]), comps, m).ci_high[0] - 0.1 for m in METHODS)  # type: ignore[arg-type]
+    welch, banerjee = (combine(np.array([0.1]), comps, m).ci_high[0] - 0.1 for m in METHODS)
     assert welch <= banerjee * (1 + 1e-12)
 
 

@@ -60,7 +60,7 @@ class Interval:
 
 
 def _present(c: Component) -> np.ndarray:
-    return np.isfinite(c.variance) & np.isfinite(c.df) & (c.variance > 0)
+    return np.asarray(np.isfinite(c.variance) & np.isfinite(c.df) & (c.variance > 0))
 
 
 def _upper(alpha: np.ndarray | float, df: np.ndarray) -> np.ndarray:
@@ -80,7 +80,7 @@ def satterthwaite_df(components: Sequence[Component]) -> np.ndarray:
 def _banerjee_half_width(alpha: np.ndarray | float, components: Sequence[Component]) -> np.ndarray:
     """sqrt(Σ t²(1 − α/2; d_k) · v_k) over the present components."""
     squares = [np.where(_present(c), _upper(alpha, c.df) ** 2 * c.variance, 0.0) for c in components]
-    return np.sqrt(np.sum(squares, axis=0))
+    return np.asarray(np.sqrt(np.sum(squares, axis=0)))
 
 
 def _banerjee_p(estimate: np.ndarray, components: Sequence[Component]) -> np.ndarray:
