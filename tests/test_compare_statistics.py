@@ -190,3 +190,32 @@ def test_random_contrasts_match_the_reference(seeds_a: int, seeds_b: int, n: int
     got = contrast_inference(tool(a, draws), tool(b, draws), method)  # type: ignore[arg-type]
     check(got, ref.contrast(as_data(a), as_data(b), draws, method), rel=1e-7)
     check(mean_inference(tool(b, draws)), ref.condition_mean(as_data(b), draws, "banerjee"), rel=1e-7)
+
+
+def ratio_replicates(data: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Σ w·y / Σ w·z per resample; NaN where no eligible sample is drawn."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (draws @ data[:, 0]) / (draws @ data[:, 1])
+
+
+def test_a_ratio_whose_resamples_are_sometimes_undefined() -> None:
+    """A rate over 2 eligible samples of 8 (the same in every run): resamples drawing neither are
+    undefined and left out of every variance, as docs/compare.md says; the rest follows the definitions."""
+    rng = np.random.default_rng(4)
+    eligible = np.array([1, 0, 0, 1, 0, 0, 0, 0], dtype=float)
+    runs = {c: [np.column_stack([eligible * (rng.random(8) < p), eligible]) for _ in range(seeds)]
+            for c, p, seeds in (("a", 0.4, 3), ("b", 0.7, 4))}
+    draws = rng.multinomial(8, np.full(8, 1 / 8), size=400).astype(float)
+    undefined = (draws @ eligible) == 0
+    assert 0 < undefined.sum() < 400  # about (6/8)^8 = 10% of the resamples
+
+    def reduce(condition: str) -> ConditionReplicates:
+        return condition_replicates(((np.array([ref.ratio_of_sums(x, np.ones(8))]), ratio_replicates(x, draws)[:, None])
+                                     for x in runs[condition]), 8)
+
+    a, b = reduce("a"), reduce("b")
+    assert np.isnan(a.replicates[undefined, 0]).all() and np.isfinite(a.replicates[~undefined, 0]).all()
+    for method in ("welch", "banerjee"):
+        check(contrast_inference(a, b, method), ref.contrast(runs["a"], runs["b"], draws, method, ref.ratio_of_sums))
+    check(mean_inference(b), ref.condition_mean(runs["b"], draws, "banerjee", ref.ratio_of_sums))
+    assert contrast_inference(a, b).resamples_defined[0] == 400 - undefined.sum()
