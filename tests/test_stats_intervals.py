@@ -150,6 +150,16 @@ def test_rows_are_independent_and_degenerate_rows_raise_no_warning(method: str) 
     assert all(np.isnan(getattr(together, f)[3]) for f in ("se", "ci_low", "ci_high", "p_value", "df"))
 
 
+def test_satterthwaite_df_of_degenerate_components_warns_nothing() -> None:
+    """No component (NaN), a zero df (ν of that component: 0) and a zero variance, called on its own."""
+    parts = [Component(np.array([0.0, 0.01, 0.0]), np.array([3.0, 0.0, np.nan])),
+             Component(np.array([0.0, 0.0, 0.02]), np.array([5.0, 5.0, 4.0]))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = satterthwaite_df(parts)
+    assert np.isnan(df[0]) and df[1] == 0.0 and df[2] == pytest.approx(4.0)
+
+
 def test_no_components_and_whole_numbers() -> None:
     got = combine(np.array([0, 3, np.nan]), [])
     assert got.estimate.dtype == np.float64 and got.se[:2].tolist() == [0.0, 0.0] and np.isnan(got.se[2])
