@@ -123,8 +123,8 @@ def combine(estimate: np.ndarray, components: Sequence[Component], method: Metho
     return Interval(
         estimate=estimate,
         se=np.where(undefined, nan, se),
-        ci_low=np.where(undefined, nan, estimate - half),
-        ci_high=np.where(undefined, nan, estimate + half),
+        ci_low=estimate - half,  # NaN with the estimate
+        ci_high=estimate + half,
         p_value=np.where(undefined, nan, p),
         df=np.where(undefined | ~varies, nan, df),
     )
