@@ -2,6 +2,8 @@
 #   make demo   install into .venv, aggregate the run shipped in results/ and compare the 13 vendored real runs
 #               into comparison/ (results/ keeps holding runs only, so that `aggregate results/*/` reads runs)
 #   make test   install into .venv, lint (ruff), type-check (mypy --strict, [tool.mypy]) and run the whole test suite on two cores (pytest-xdist)
+#   make test-all   the same with the slow tier (--run-slow: larger fuzz budgets, long inputs, the large simulation)
+#   make mutation   mutation testing (mutmut) of the modules behind published numbers; report in mutation/report.md
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +11,7 @@ DEMO_RUN := results/cr_n50_m1_v2__seed42
 DEMO_RUNS := tests/fixtures/runs
 DEMO_COMPARISON := comparison
 
-.PHONY: demo test docs bench clean
+.PHONY: demo test test-all mutation docs bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +27,15 @@ test: $(BIN)/.installed
 	$(BIN)/ruff check aggregator scorecards tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
+
+test-all: $(BIN)/.installed
+	$(BIN)/ruff check aggregator scorecards tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2 --run-slow
+
+mutation: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[mutation]'
+	$(BIN)/python -m tests.mutation $(MODULES)
 
 docs: $(BIN)/.installed
 	$(BIN)/python -m aggregator.metrics.docs

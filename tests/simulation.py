@@ -31,6 +31,7 @@ from aggregator.metrics.registry import Metric, Registry
 from aggregator.stats.bootstrap import draw_counts, weighted_sums
 from aggregator.stats.compile import compile_metrics
 from aggregator.stats.components import ConditionReplicates, condition_replicates, contrast_inference, mean_inference
+from aggregator.stats.intervals import METHODS, Method
 
 if TYPE_CHECKING:
     from aggregator.stats.weighted import WeightedMetrics
@@ -51,6 +52,12 @@ class Design:
     rate_logit: float = -0.4
     sample_sd: float = 0.15
     noise_sd: float = 0.1
+    seeds_b: int | None = None
+    """B's seeds when they differ from A's (``seeds``)."""
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        return self.seeds, self.seeds_b or self.seeds
 
 
 DESIGNS = (
@@ -60,6 +67,7 @@ DESIGNS = (
     Design("5 seeds, Δ = 0, seed shift", 5, 0.0, 0.08),
     Design("5 seeds, Δ ≠ 0, seed shift", 5, 0.05, 0.04),
     Design("1 seed, Δ = 0", 1, 0.0, 0.0),
+    Design("3 vs 5 seeds, Δ = 0, seed shift", 3, 0.0, 0.08, seeds_b=5),
 )
 
 
@@ -88,7 +96,7 @@ def truths(design: Design) -> dict[str, tuple[float, float]]:
 
 def _tables(design: Design, replications: int, rng: np.random.Generator) -> pl.DataFrame:
     """Rows in (replication, condition, seed, sample) order."""
-    n, s = design.samples, design.seeds
+    n, s = design.samples, max(design.counts)
     shape = (replications, 2, s, n)
     u = rng.gamma(0.5, design.sample_sd / np.sqrt(0.5), (replications, 1, 1, n)) - design.sample_sd * np.sqrt(0.5)
     shift = rng.normal(0, design.seed_sd, (replications, 2, s, 1))
@@ -103,28 +111,31 @@ def _tables(design: Design, replications: int, rng: np.random.Generator) -> pl.D
 
 @dataclass(frozen=True)
 class Measured:
-    """Coverage (share of intervals holding the truth), rejections at the truth 0, mean widths."""
+    """Per metric, of one interval method: coverage (share of intervals holding the truth), rejections
+    (p < 0.05: false positives at a true Δ of 0, power otherwise), mean widths."""
 
     contrast_coverage: dict[str, float]
     mean_coverage: dict[str, float]
     rejections: dict[str, float]
     contrast_width: dict[str, float]
+    mean_width: dict[str, float]
     seed_share: dict[str, float]
     naive_coverage: dict[str, float]
     """Δ coverage of the plain two-level percentile bootstrap (seeds and samples resampled), for comparison."""
 
 
-def simulate(design: Design, *, replications: int, resamples: int, seed: int) -> Measured:
+def simulate(design: Design, *, replications: int, resamples: int, seed: int) -> dict[Method, Measured]:
+    """The measurements of every interval method on the same synthetic replications."""
     with threadpool_limits(limits=1, user_api="blas"):
         return _simulate(design, replications=replications, resamples=resamples, seed=seed)
 
 
-def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -> Measured:
+def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -> dict[Method, Measured]:
     rng = np.random.default_rng(seed)
     reg = registry()
     table = _tables(design, replications, rng)
     weighted: WeightedMetrics = compile_metrics(reg, table.head(design.samples))
-    n, s = design.samples, design.seeds
+    n, s = design.samples, max(design.counts)
     matrix = weighted.sample_matrix(table).reshape(replications, 2 * s, n, -1)
     columns = matrix.shape[-1]
     points = weighted.evaluate(matrix.sum(axis=2).reshape(-1, columns)).reshape(replications, 2, s, -1)
@@ -137,40 +148,59 @@ def _simulate(design: Design, *, replications: int, resamples: int, seed: int) -
     m = len(weighted.names)
 
     def condition(c: int) -> ConditionReplicates:
-        values = np.moveaxis(points[:, c], 0, 1).reshape(s, replications * m)
-        replicated = np.moveaxis(reps[:, c], 0, 2).reshape(s, resamples, replications * m)
+        used = design.counts[c]
+        values = np.moveaxis(points[:, c, :used], 0, 1).reshape(used, replications * m)
+        replicated = np.moveaxis(reps[:, c, :used], 0, 2).reshape(used, resamples, replications * m)
         return condition_replicates(zip(values, replicated), n)
 
-    naive = _naive_intervals(reps, rng)
+    naive = _naive_intervals(reps, design.counts, rng)
     a, b = condition(0), condition(1)
-    contrast, mean_a = contrast_inference(a, b), mean_inference(a)
     truth = truths(design)
-    measured: dict[str, dict[str, float]] = {k: {} for k in ("cc", "mc", "rej", "w", "share", "naive")}
-    for k, name in enumerate(weighted.names):
-        cols = np.arange(replications) * m + k
-        true_a, true_delta = truth[name]
-        ci = contrast.interval
-        measured["cc"][name] = float(np.mean((ci.ci_low[cols] <= true_delta) & (true_delta <= ci.ci_high[cols])))
-        measured["rej"][name] = float(np.mean(ci.p_value[cols] < 0.05)) if true_delta == 0 else np.nan
-        measured["w"][name] = float(np.mean(ci.ci_high[cols] - ci.ci_low[cols]))
-        measured["share"][name] = float(np.nanmean(contrast.seed_share[cols]))
-        mi = mean_a.interval
-        measured["mc"][name] = float(np.mean((mi.ci_low[cols] <= true_a) & (true_a <= mi.ci_high[cols])))
-        low, high = naive[0][:, k], naive[1][:, k]
-        measured["naive"][name] = float(np.mean((low <= true_delta) & (true_delta <= high)))
-    return Measured(measured["cc"], measured["mc"], measured["rej"], measured["w"], measured["share"],
-                    measured["naive"])
+    out = {}
+    for method in METHODS:
+        contrast, mean_a = contrast_inference(a, b, method), mean_inference(a)
+        measured: dict[str, dict[str, float]] = {k: {} for k in ("cc", "mc", "rej", "w", "mw", "share", "naive")}
+        for k, name in enumerate(weighted.names):
+            cols = np.arange(replications) * m + k
+            true_a, true_delta = truth[name]
+            ci, mi = contrast.interval, mean_a.interval
+            measured["cc"][name] = float(np.mean((ci.ci_low[cols] <= true_delta) & (true_delta <= ci.ci_high[cols])))
+            measured["rej"][name] = float(np.mean(ci.p_value[cols] < 0.05))
+            measured["w"][name] = float(np.mean(ci.ci_high[cols] - ci.ci_low[cols]))
+            measured["mw"][name] = float(np.mean(mi.ci_high[cols] - mi.ci_low[cols]))
+            measured["share"][name] = float(np.nanmean(contrast.seed_share[cols]))
+            measured["mc"][name] = float(np.mean((mi.ci_low[cols] <= true_a) & (true_a <= mi.ci_high[cols])))
+            low, high = naive[0][:, k], naive[1][:, k]
+            measured["naive"][name] = float(np.mean((low <= true_delta) & (true_delta <= high)))
+        out[method] = Measured(measured["cc"], measured["mc"], measured["rej"], measured["w"], measured["mw"],
+                               measured["share"], measured["naive"])
+    return out
 
 
-def _naive_intervals(reps: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _naive_intervals(reps: np.ndarray, counts: tuple[int, int],
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Percentile intervals of Δ when each resample also redraws each condition's seeds with replacement
     (the two-level bootstrap with seeds as a random effect), per replication and metric."""
-    replications, _, seeds, resamples, _ = reps.shape
-    picks = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=(replications, 2, resamples)) / seeds
-    means = np.einsum("icbs,icsbm->icbm", picks, reps)
-    delta = means[:, 1] - means[:, 0]
+    replications, _, _, resamples, _ = reps.shape
+    if counts[0] == counts[1]:  # one draw for both conditions (the stream of the table in docs/compare.md)
+        seeds = counts[0]
+        picks = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=(replications, 2, resamples)) / seeds
+        both = np.einsum("icbs,icsbm->icbm", picks, reps)
+        low, high = np.nanpercentile(both[:, 1] - both[:, 0], [2.5, 97.5], axis=1)
+        return low, high
+    means = []
+    for c, seeds in enumerate(counts):
+        picks = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=(replications, resamples)) / seeds
+        means.append(np.einsum("ibs,isbm->ibm", picks, reps[:, c, :seeds]))
+    delta = means[1] - means[0]
     low, high = np.nanpercentile(delta, [2.5, 97.5], axis=1)
     return low, high
+
+
+def _pair(got: dict[Method, Measured], field: str, name: str, form: str) -> str:
+    """One cell: the Welch–Satterthwaite value, then Banerjee's."""
+    values = [getattr(got[method], field)[name] for method in METHODS]
+    return " / ".join("—" if np.isnan(v) else format(v, form) for v in values)
 
 
 def main() -> None:
@@ -178,19 +208,24 @@ def main() -> None:
     parser.add_argument("--replications", type=int, default=4000)
     parser.add_argument("--resamples", type=int, default=1000)
     args = parser.parse_args()
-    print(f"{args.replications} replications per design, {args.resamples} resamples, n = 50 samples\n")
-    print("| design | metric | Δ coverage | mean coverage | rejections at Δ = 0 | mean Δ CI width | seed share | "
-          "two-level percentile bootstrap: Δ coverage |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print(f"{args.replications} replications per design, {args.resamples} resamples, n = 50 samples; "
+          f"each cell: {' / '.join(METHODS)}\n")
+    print("| design | metric | Δ coverage | mean coverage | rejections at Δ = 0 | power at Δ ≠ 0 | mean Δ CI width | "
+          "mean CI width | seed share | two-level percentile bootstrap: Δ coverage |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for i, design in enumerate(DESIGNS):
         started = time.perf_counter()
         got = simulate(design, replications=args.replications, resamples=args.resamples, seed=i)
+        first = got[METHODS[0]]
         for name in METRICS:
-            rej = "—" if np.isnan(got.rejections[name]) else f"{got.rejections[name]:.1%}"
-            print(f"| {design.name} | {name} | {got.contrast_coverage[name]:.1%} | {got.mean_coverage[name]:.1%} | "
-                  f"{rej} | {got.contrast_width[name]:.3f} | {got.seed_share[name]:.2f} | "
-                  f"{got.naive_coverage[name]:.1%} |")
-        print(f"<!-- {design.name}: {time.perf_counter() - started:.1f} s -->")
+            null = design.delta == 0
+            print(f"| {design.name} | {name} | {_pair(got, 'contrast_coverage', name, '.1%')} | "
+                  f"{_pair(got, 'mean_coverage', name, '.1%')} | "
+                  f"{_pair(got, 'rejections', name, '.1%') if null else '—'} | "
+                  f"{'—' if null else _pair(got, 'rejections', name, '.1%')} | "
+                  f"{_pair(got, 'contrast_width', name, '.3f')} | {_pair(got, 'mean_width', name, '.3f')} | "
+                  f"{first.seed_share[name]:.2f} | {first.naive_coverage[name]:.1%} |")
+        print(f"<!-- {design.name}: {time.perf_counter() - started:.1f} s -->", flush=True)
 
 
 if __name__ == "__main__":

@@ -130,6 +130,39 @@ def test_the_documented_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
         exec(compile(textwrap.dedent(block), "docs/reports.md", "exec"), {})
 
 
+def expected_metric(run: Path, name: str) -> float:
+    """A metric of a vendored run as the research tool's own CSV has it."""
+    with (run / "expected_structural_metrics.csv").open(encoding="utf-8") as handle:
+        return float(next(csv.DictReader(handle))[name])
+
+
+def test_the_readme_api_example_runs_and_prints_the_right_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ```python block of README.md, run from the repository root; what it prints and builds is checked
+    against the research tool's CSVs of the same runs (results/cr_n50_m1_v2__seed42 is the conformance case)."""
+    import contextlib
+    import io
+    import re
+    import textwrap
+
+    root = Path(__file__).resolve().parents[1]
+    (block,) = re.findall(r"## Python API\n\n```python\n(.*?)```", (root / "README.md").read_text(encoding="utf-8"), re.S)
+    monkeypatch.chdir(root)
+    printed, namespace = io.StringIO(), {}  # type: ignore[var-annotated]
+    with contextlib.redirect_stdout(printed):
+        exec(compile(textwrap.dedent(block), "README.md", "exec"), namespace)
+    lines = printed.getvalue().splitlines()
+    own = CONFORMANCE / "cr_n50_m1_v2__seed42"
+    assert float(lines[0]) == pytest.approx(expected_metric(own, "tuple_f1_s2_otepol"), abs=1e-9)
+    assert float(lines[1]) == pytest.approx(expected_metric(own, "tuple_f1_s2"), abs=1e-9)
+    assert namespace["table"].height == 50 == namespace["payload"]["metrics"]["n"]
+    row = namespace["comparison"].paired.filter(metric="tuple_f1_s2_otepol").row(0, named=True)
+    m0, m1 = (expected_metric(RUNS / f"cr_n50_{m}_v2__seed42", "tuple_f1_s2_otepol") for m in ("m0", "m1"))
+    assert (row["condition_a"], row["condition_b"]) == ("cr_n50_m0_v2", "cr_n50_m1_v2")
+    assert (row["mean_a"], row["mean_b"], row["delta"]) == pytest.approx((m0, m1, m1 - m0), abs=1e-9)
+    assert row["ci_low"] <= row["delta"] <= row["ci_high"]
+    assert lines[2] == "shape: (1, 20)"  # the printed paired row: one row, the 20 columns of paired.csv
+
+
 def test_comparison_result_is_a_typed_read_only_model() -> None:
     from pydantic import BaseModel, ValidationError
 

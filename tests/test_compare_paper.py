@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from aggregator.compare.api import compare_runs
 from aggregator.compare.paper import latex_escape, marker, paper_files, paper_table
+from aggregator.compare.result import COMBINED_BY
 from tests.conftest import RUNS
 
 if TYPE_CHECKING:
@@ -61,7 +63,9 @@ def test_latex_escapes_what_latex_reads_as_commands() -> None:
 
 def test_paper_tex_compiles_with_pdflatex(result: ComparisonResult, tmp_path: Path) -> None:
     if shutil.which("pdflatex") is None:
-        pytest.skip("pdflatex is not installed (Debian: texlive-latex-recommended)")
+        if os.environ.get("CI"):
+            pytest.fail("pdflatex is missing: .ci/run installs texlive-latex-recommended")
+        pytest.skip("pdflatex is not installed (Debian: texlive-latex-recommended; .ci/run installs it)")
     (tmp_path / "paper.tex").write_bytes(paper_files(result, "sd")["paper.tex"])
     (tmp_path / "main.tex").write_text("\\documentclass{article}\n\\usepackage[margin=1cm,landscape]{geometry}\n"
                                        "\\usepackage{booktabs}\n\\begin{document}\n\\input{paper.tex}\n"
@@ -77,5 +81,6 @@ def test_readme_shows_the_paper_table_of_the_shared_runs() -> None:
     metrics = ["tuple_f1_s2_otepol", "delta_f1_otepol", "tuple_f1_s2_otepol_micro", "ref_fill_rate_s2"]
     assert f"--paper --metrics {','.join(metrics)}" in readme
     result = compare_runs(sorted(RUNS.iterdir()), metrics=metrics)
-    table = paper_files(result, "sd")["paper.md"].decode().split("\n\nTable:")[0]
+    table, caption = paper_files(result, "sd")["paper.md"].decode().split("\n\nTable:")
     assert table in readme
+    assert COMBINED_BY[result.interval] in caption and f"Table: {caption.strip()}" in readme  # the method actually used

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 from aggregator.compare.api import compare_loaded
 from aggregator.compare.files import comparison_files
@@ -57,8 +58,19 @@ def test_a_condition_compared_with_itself(runs: list[Run], condition: str, count
     own = result.paired.filter(condition_b=condition).drop_nulls("delta")
     assert own.height > 150
     assert set(own.get_column("delta").to_list()) == {0.0}
-    assert set(own.get_column("ci_low").to_list()) == {0.0} == set(own.get_column("ci_high").to_list())
     assert set(own.get_column("p_value").to_list()) == {1.0}
+    # the general path: the paired sample component is exactly 0, so the interval is the two seed
+    # components' alone, ±t(2 (S − 1)) · sqrt(2 var(θ_r) / S), from the runs' own values
+    values = result.runs.filter(condition=condition)
+    for row in own.iter_rows(named=True):
+        thetas = [float(v) for v in values.get_column(row["metric"]).to_list() if v is not None]
+        seeds = len(thetas)
+        if seeds < 2 or np.var(thetas) == 0:
+            assert row["ci_low"] == 0.0 == row["ci_high"], row
+            continue
+        se = np.sqrt(2 * np.var(thetas, ddof=1) / seeds)
+        assert row["se"] == pytest.approx(se, rel=1e-9), row
+        assert row["ci_high"] == pytest.approx(stats.t.ppf(0.975, 2 * (seeds - 1)) * se, rel=1e-9) == -row["ci_low"]
     flips = result.flips.filter(condition_a=condition, condition_b="zz_copy")
     assert flips.get_column("only_a").to_list() == [0, 0, 0] == flips.get_column("only_b").to_list()
 

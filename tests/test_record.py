@@ -346,8 +346,8 @@ def test_profile_without_rows_aggregates_every_row_as_the_research_tool_did(tmp_
     fallback = evaluate_rows(tmp_path, rows, profile="paper_main")
     assert fallback.profile_fallback and not plain.profile_fallback
     assert fallback.metrics["n"] == 2 and fallback.metrics["tuple_f1_s2"] == plain.metrics["tuple_f1_s2"] == 0.5
-    assert fallback.metrics.get("profile_filter", "paper_main") == "paper_main"
-    assert plain.metrics.get("profile_filter") is None
+    assert fallback.metrics["profile_filter"] == "paper_main"
+    assert "profile_filter" in plain.metrics and plain.metrics["profile_filter"] is None
 
 
 def test_one_text_id_under_two_splits_is_two_samples(tmp_path: Path) -> None:

@@ -1,14 +1,16 @@
 """Environment errors: exit 2 with one line that says what to do; previous outputs untouched.
 
 Missing run directory, a directory in place of the file, an unreadable or failing input, a read-only
-or full output directory, a dying decoding process. Root can read and write anything, so where a
-real permission cannot be taken away the OSError is raised in-process instead (monkeypatch); a full
+or full output directory, a dying decoding process. Root can read and write anything: the real
+permission tests run the command as root without its file-mode capabilities (``setpriv``), and the
+OSErrors are also raised in-process (monkeypatch); a full
 disk is also made real, with RLIMIT_FSIZE in a subprocess and with a tiny tmpfs where one can be mounted.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import resource
 import shutil
@@ -54,6 +56,36 @@ def permissions_enforced() -> bool:
 
 
 ENFORCED = permissions_enforced()
+WITHOUT_OVERRIDE = ["setpriv", "--bounding-set=-dac_override,-dac_read_search",
+                    "--inh-caps=-dac_override,-dac_read_search", "--"]
+"""Root without the capabilities that let it ignore file modes (util-linux ``setpriv``): modes are then enforced
+for root too, and root can still run this interpreter wherever it is installed."""
+
+
+@functools.cache
+def unprivileged_prefix() -> list[str] | None:
+    """How to run a command for which file modes are enforced: as it is, or as root through
+    :data:`WITHOUT_OVERRIDE`; None when neither works (then the tests that need it are skipped, named)."""
+    if ENFORCED:
+        return []
+    if not ROOT or shutil.which("setpriv") is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / "probe"
+        probe.write_bytes(b"x")
+        probe.chmod(0)
+        done = subprocess.run([*WITHOUT_OVERRIDE, sys.executable, "-c", f"open({str(probe)!r}).read()"],
+                              capture_output=True, text=True)
+    return WITHOUT_OVERRIDE if "PermissionError" in done.stderr else None
+
+
+def run_unprivileged(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """``aggregate ARGS`` in a fresh process for which file modes are enforced, even when the suite runs as root."""
+    prefix = unprivileged_prefix()
+    if prefix is None:
+        pytest.skip("file modes cannot be enforced here: not root and not enforced, or no working setpriv")
+    return subprocess.run([*prefix, sys.executable, "-m", "aggregator", *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
 
 
 def invoke(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -110,10 +142,9 @@ def test_a_directory_in_place_of_the_file(tmp_path: Path) -> None:
                "has no scorecards.jsonl")
 
 
-@pytest.mark.skipif(not ENFORCED, reason="file modes are not enforced for this user (root)")
 def test_unreadable_file_for_real(run_copy: Path, tmp_path: Path) -> None:
     (run_copy / "scorecards.jsonl").chmod(0)
-    error_line(invoke(run_copy, "--outdir", tmp_path / "out"), tmp_path / "out", "not readable", "permissions")
+    error_line(run_unprivileged(run_copy, "--outdir", tmp_path / "out"), tmp_path / "out", "not readable", "permissions")
 
 
 def test_unreadable_file(run_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,12 +243,11 @@ def test_a_disk_that_fills_up_while_writing(
     error_line(invoke(RUN, "--outdir", outdir), outdir, "No space left on device", "free some space", before=before)
 
 
-@pytest.mark.skipif(not ENFORCED, reason="file modes are not enforced for this user (root)")
 def test_read_only_output_directory_for_real(previous: tuple[Path, dict[str, bytes]]) -> None:
     outdir, before = previous
     outdir.chmod(0o555)
     try:
-        error_line(invoke(RUN, "--outdir", outdir), outdir, "choose a writable directory", before=before)
+        error_line(run_unprivileged(RUN, "--outdir", outdir), outdir, "choose a writable directory", before=before)
     finally:
         outdir.chmod(0o755)
 

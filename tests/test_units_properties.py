@@ -6,6 +6,7 @@ import json
 import random
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,8 +19,6 @@ from tests.scorecard_rows import evaluate_rows
 from tests.test_registry import value_range
 
 if TYPE_CHECKING:
-    import pytest
-
     from aggregator.run.pipeline import RunEvaluation
 
 FAST = settings(max_examples=200, deadline=None)
@@ -224,8 +223,17 @@ def test_per_sample_counts_and_scores_are_consistent(
                 prefix = f"{unit.name}_{stage}"
                 assert sample[f"{prefix}_tp"] + sample[f"{prefix}_fn"] == gold_pairs
                 assert sample[f"{prefix}_tp"] + sample[f"{prefix}_fp"] == unit_pairs(unit, sample[tuples])
-                for score in ("precision", "recall", "f1"):
-                    assert 0.0 <= sample[f"{prefix}_{score}"] <= 1.0
+                tp, fp, fn = (sample[f"{prefix}_{c}"] for c in ("tp", "fp", "fn"))
+                assert sample[f"{prefix}_precision"] == pytest.approx(tp / (tp + fp) if tp + fp else 0.0, abs=1e-15)
+                assert sample[f"{prefix}_recall"] == pytest.approx(tp / (tp + fn) if tp + fn else 0.0, abs=1e-15)
+                assert sample[f"{prefix}_f1"] == pytest.approx(2 * tp / (2 * tp + fp + fn) if tp else 0.0, abs=1e-15)
+    gold = [sample for sample in evaluation.table.iter_rows(named=True) if sample["has_gold"]]
+    for unit, macro in (("refpol", "tuple_f1_s2"), ("otepol", "tuple_f1_s2_otepol")):
+        f1s = [sample[f"{unit}_s2_f1"] for sample in gold]
+        assert evaluation.metrics[macro] == (pytest.approx(sum(f1s) / len(f1s), abs=1e-12) if gold else None)
+        tp, fp, fn = (sum(sample[f"{unit}_s2_{c}"] for sample in gold) for c in ("tp", "fp", "fn"))
+        micro = evaluation.metrics[f"tuple_f1_s2_{unit}_micro"]
+        assert micro == (pytest.approx(2 * tp / (2 * tp + fp + fn), abs=1e-12) if tp + fp + fn else None)
     for metric in STRUCTURAL:
         value = evaluation.metrics[metric.name]
         if metric.kind == "str":

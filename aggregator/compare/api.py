@@ -34,6 +34,7 @@ from aggregator.compare.tables import runs_table
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run_warnings import known_codes
 from aggregator.stats.compile import compile_metrics
+from aggregator.stats.intervals import DEFAULT_METHOD, METHODS, Method
 from scorecards.errors import InputError
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ class Options:
     metrics: Sequence[str] | None = None
     each_run: bool = False
     samples: str | None = None
+    interval: Method = DEFAULT_METHOD
     skip_bad_runs: bool = False
     skipped: Sequence[SkippedRun] = field(default_factory=list)
     allow: Sequence[str] = ()
@@ -102,7 +104,8 @@ def compare_runs(
     Options (all keywords): ``baseline`` (a condition, or a run id naming its condition; default:
     the first condition in sorted order), ``resamples`` and ``seed`` (the bootstrap over samples),
     ``condition_pattern`` (a regex with a named group ``condition`` and optionally ``seed``),
-    ``each_run`` (every run its own condition), ``ddof`` (of the SD over seeds, default 1),
+    ``each_run`` (every run its own condition), ``ddof`` (of the SD over seeds, default 1), ``interval`` (``welch``, the default, or ``banerjee``: how
+    the interval combines the seed and sample variances, docs/compare.md),
     ``contrasts`` (pairs (A, B) compared besides each condition against the baseline),
     ``holm`` (Holm-adjusted p-values), ``by`` (per-sample columns to split samples by),
     ``metrics`` (the metrics of the Markdown, subset and paper tables; default the headline set),
@@ -209,12 +212,13 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
                 reps = ((conditions.over(a, split.common), conditions.over(b, split.common))
                         if len(split.common) else None)
                 contrast_table[(a, b)] = contrast_rows(registry, (a, b), split, reps, weighted.names,
-                                                       weighted.not_resampled)
+                                                       weighted.not_resampled, method=opts.interval)
                 pending.subtract((a, b))
             for gone in [n for n in list(conditions.kept) if pending[n] <= 0]:
                 del conditions.kept[gone]
         paired = paired_frame([row for pair in pairs for row in contrast_table[pair]], adjust=opts.holm)
-        subsets = subsets_table(resampler, cube, rows_of, opts.by, shown, chosen, ddof=opts.ddof, holm=opts.holm)
+        subsets = subsets_table(resampler, cube, rows_of, opts.by, shown, chosen, ddof=opts.ddof, holm=opts.holm,
+                                method=opts.interval)
         agreement = agreement_table(ordered, names, resamples=opts.resamples, seed=opts.seed, draws=resampler.draws)
     summaries = [condition_samples(cube, name, rows_of[name]) for name in names]
     selected = None
@@ -244,6 +248,7 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
         resamples=opts.resamples,
         seed=opts.seed,
         ddof=opts.ddof,
+        interval=opts.interval,
         holm=opts.holm,
         each_run=opts.each_run,
         metrics_shown=tuple(shown),
@@ -267,3 +272,6 @@ def _check(options: Options) -> None:
     arguments.whole("resamples", options.resamples, 1, MAX_RESAMPLES)
     arguments.whole("seed", options.seed, 0, 2**63 - 1)
     arguments.optional_text("condition_pattern", options.condition_pattern)
+    if options.interval not in METHODS:
+        raise ValueError(f"interval must be one of {', '.join(METHODS)}, got {options.interval!r}")
+

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from aggregator.compare.result import COMBINED_BY
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.cells import NOT_AVAILABLE, count_cell, markdown_cell
 from aggregator.text import md_code, md_text
@@ -81,8 +82,8 @@ def method_caption(result: ComparisonResult, *, sd: bool = True) -> str:
     shown_sd = f"SD over seeds with ddof = {result.ddof}. " if sd else ""
     return (f"{shown_sd}95% intervals over seeds and samples: seed variance from "
             "the runs' values (ddof 1, t with seeds − 1 df), sample variance from a paired bootstrap over samples "
-            f"({result.resamples} resamples, seed {result.seed}; t with samples − 1 df), combined by Banerjee's "
-            "conservative rule; p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
+            f"({result.resamples} resamples, seed {result.seed}; t with samples − 1 df), {COMBINED_BY[result.interval]}; "
+            "p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
 
 
 SEED_SHARE = ("Seed share: the part of the interval's variance that comes from the seeds (the rest from the "

@@ -47,7 +47,7 @@ def summary_lines(result: ComparisonResult) -> list[str]:
     paired = {(r["condition_a"], r["condition_b"], r["metric"]): r for r in result.paired.iter_rows(named=True)
               if r["metric"] in metrics}
     if paired:
-        lines.append("F1 S2, B − A: Δ [95% CI] p (intervals over seeds and samples)")
+        lines.append(f"F1 S2, B − A: Δ [95% CI] p (intervals over seeds and samples, --interval {result.interval})")
     for a, b in result.contrasts:
         tests = [f"{label(m)} {signed(r['delta'])} {interval(r['ci_low'], r['ci_high'], sign=True)} "
                  f"p {p_cell(r['p_value'])}{_codes(r)}" for m in metrics if (r := paired.get((a, b, m)))]
@@ -99,6 +99,9 @@ def _contrast(text: str) -> tuple[str, str]:
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True, help="Seed of the resampling.")
 @click.option("--ddof", type=click.IntRange(min=0), default=1, show_default=True,
               help="Delta degrees of freedom of the SD over seeds (0: population SD).")
+@click.option("--interval", type=click.Choice(["welch", "banerjee"]), default="welch", show_default=True,
+              help="How intervals combine seed and sample variance: Welch–Satterthwaite df (welch) or "
+                   "Banerjee's conservative rule (banerjee).")
 @click.option("--holm", is_flag=True, help="Add Holm-adjusted p-values (over the rows of each table).")
 @click.option("--by", "by", metavar="COLUMN", multiple=True,
               help="Split samples by a boolean or text per-sample column, or gold_explicitness, aspect_count, "

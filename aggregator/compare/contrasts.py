@@ -23,7 +23,7 @@ import polars as pl
 
 from aggregator.compare.conditions import not_resampled_note, seeds_note
 from aggregator.stats.components import ConditionReplicates, contrast_inference
-from aggregator.stats.intervals import holm
+from aggregator.stats.intervals import DEFAULT_METHOD, Method, holm
 
 if TYPE_CHECKING:
     from aggregator.metrics.registry import Metric, Registry
@@ -78,13 +78,14 @@ def _number(value: float) -> float | None:
 def contrast_rows(registry: Registry, names: tuple[str, str], split: SampleSplit,
                   replicates: tuple[ConditionReplicates, ConditionReplicates] | None,
                   resampled: Sequence[str], not_resampled: dict[str, str],
-                  metrics: Sequence[Metric] | None = None) -> list[dict[str, object]]:
+                  metrics: Sequence[Metric] | None = None, method: Method = DEFAULT_METHOD) -> list[dict[str, object]]:
     """The rows of one contrast (A = ``names[0]``, B = ``names[1]``) for ``metrics`` (default: all, registry order).
 
-    ``replicates`` is None when there is no common sample.
+    ``replicates`` is None when there is no common sample; ``method``: the interval's
+    (:data:`~aggregator.stats.intervals.METHODS`).
     """
     index = {name: k for k, name in enumerate(resampled)}
-    inference = contrast_inference(*replicates) if replicates is not None else None
+    inference = contrast_inference(*replicates, method) if replicates is not None else None
     rows = []
     for metric in registry if metrics is None else metrics:
         row: dict[str, object] = {

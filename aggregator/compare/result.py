@@ -54,9 +54,19 @@ TableName = Literal["runs", "conditions", "paired", "subsets", "agreement", "fli
                     "per_sample", "missing_samples", "selected"]
 
 
-INTERVAL_METHOD = ("95% interval over seeds and samples: seed variance from the runs (ddof 1, t with seeds − 1 df), "
-                   "sample variance from a paired bootstrap over samples (t with samples − 1 df), combined by "
-                   "Banerjee's conservative t rule; p-value from the same test (the interval excludes 0 iff p < 0.05)")
+COMBINED_BY = {
+    "welch": ("combined with Welch–Satterthwaite df for each Δ (Satterthwaite 1946; Welch 1947) and by Banerjee's "
+              "(1960) conservative t rule for a condition's mean"),
+    "banerjee": "combined by Banerjee's (1960) conservative t rule",
+}
+"""How each interval method (:data:`~aggregator.stats.intervals.METHODS`) combines the components, as outputs state it."""
+
+
+def interval_method(method: str) -> str:
+    """The interval method in one sentence, as ``--json`` states it."""
+    return ("95% interval over seeds and samples: seed variance from the runs (ddof 1, t with seeds − 1 df), "
+            f"sample variance from a paired bootstrap over samples (t with samples − 1 df), {COMBINED_BY[method]}; "
+            "p-value from the same test (the interval excludes 0 iff p < 0.05)")
 
 
 class ComparisonResult(BaseModel):
@@ -86,6 +96,7 @@ class ComparisonResult(BaseModel):
     resamples: int = Field(description="bootstrap resamples over samples")
     seed: int = Field(description="seed of the resampling")
     ddof: int = Field(1, description="delta degrees of freedom of the SD over seeds")
+    interval: str = Field("welch", description="how intervals combine seed and sample variance: welch or banerjee")
     holm: bool = Field(False, description="p_holm holds Holm-adjusted p-values")
     each_run: bool = Field(False, description="every run is its own condition")
     metrics_shown: tuple[str, ...] = Field((), description="the metrics of the readable tables")
@@ -121,7 +132,8 @@ class ComparisonResult(BaseModel):
             "ddof": self.ddof,
             "holm": self.holm,
             "each_run": self.each_run,
-            "interval_method": INTERVAL_METHOD,
+            "interval": self.interval,
+            "interval_method": interval_method(self.interval),
             "metrics_shown": list(self.metrics_shown),
             "metrics_requested": self.metrics_requested,
             "by": list(self.by),

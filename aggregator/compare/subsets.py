@@ -23,7 +23,7 @@ from aggregator.compare.conditions import ConditionInput, condition_rows
 from aggregator.compare.contrasts import SMALL, contrast_rows, sample_split
 from aggregator.compare.resampled import Resampler
 from aggregator.stats.compile import compile_metrics
-from aggregator.stats.intervals import holm
+from aggregator.stats.intervals import DEFAULT_METHOD, Method, holm
 from aggregator.text import is_text
 from scorecards.errors import InputError
 
@@ -94,7 +94,8 @@ def _levels(runs: Sequence[Run], by: str) -> tuple[list[str], list[pl.Series]]:
 
 
 def subsets_table(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.ndarray], by: Sequence[str],
-                  shown: Sequence[str], baseline: str, *, ddof: int, holm: bool) -> pl.DataFrame:
+                  shown: Sequence[str], baseline: str, *, ddof: int, holm: bool,
+                  method: Method = DEFAULT_METHOD) -> pl.DataFrame:
     """All ``--by`` groupings, levels (sorted), conditions and shown metrics."""
     rows: list[dict[str, object]] = []
     registry = resampler.registry
@@ -104,7 +105,7 @@ def subsets_table(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.
             masks = [s.list.contains(level).fill_null(False) for s in lists]
             members = [replace(r, table=r.table.filter(m)) for r, m in zip(resampler.runs, masks)]
             members = [replace(r, metrics=registry.compute(r.table)) if r.table.height else r for r in members]
-            rows += _level_rows(resampler, cube, rows_of, members, masks, name, level, shown, baseline, ddof)
+            rows += _level_rows(resampler, cube, rows_of, members, masks, name, level, shown, baseline, ddof, method)
     frame = pl.DataFrame(rows, schema=SCHEMA, orient="row")
     if holm and frame.height:
         adjusted = holm_column(frame.get_column("p_value"))
@@ -118,7 +119,7 @@ def holm_column(p: pl.Series) -> pl.Series:
 
 def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.ndarray], members: list[Run],
                 masks: list[pl.Series], by: str, level: str, shown: Sequence[str], baseline: str,
-                ddof: int) -> list[dict[str, object]]:
+                ddof: int, method: Method) -> list[dict[str, object]]:
     present = np.zeros_like(cube.present)
     positions = []
     for i, (position, mask) in enumerate(zip(resampler.positions, masks)):
@@ -148,7 +149,8 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
                 reps = (sub.condition(rows_of[baseline].tolist(), split.common),
                         sub.condition(rows.tolist(), split.common))
             contrast = {r["metric"]: r for r in contrast_rows(resampler.registry, (baseline, condition), split, reps,
-                                                               weighted.names, weighted.not_resampled, metrics=metrics)}
+                                                               weighted.names, weighted.not_resampled, metrics=metrics,
+                                                               method=method)}
         for row in summary:
             paired = contrast.get(row["metric"], {})
             out.append({
