@@ -26,7 +26,7 @@ DIGESTS = Path(__file__).parent / "fixtures" / "output_digests.json"
 METADATA = "run_metadata.json"
 VOLATILE = ("seconds", "git_commit", "input_path", "workers")
 """Fields of run_metadata.json that describe the process, not the input and options."""
-ADDED: tuple[str, ...] = ("policy_hash", "per_sample_sha256", "side_files_sha256")
+ADDED: tuple[str, ...] = ("reuse",)
 """Fields run_metadata.json gained after the digests were taken (the comparison cache's key)."""
 COMPARE_OPTIONS = ("--paper", "sd", "--samples", "changed", "--by", "gold_explicitness")
 

@@ -64,6 +64,7 @@ class Options:
     samples: str | None = None
     skip_bad_runs: bool = False
     skipped: Sequence[SkippedRun] = field(default_factory=list)
+    reuse: bool = True
 
 
 def compare_runs(
@@ -82,7 +83,9 @@ def compare_runs(
     ``holm`` (Holm-adjusted p-values), ``by`` (per-sample columns to split samples by),
     ``metrics`` (the metrics of the Markdown, subset and paper tables; default the headline set),
     ``samples`` (``changed``, ``only-a`` or ``only-b``: list the samples behind each contrast),
-    ``skip_bad_runs`` (report an unreadable input and go on), ``outdir`` (also write the files of
+    ``skip_bad_runs`` (report an unreadable input and go on), ``reuse`` (default True: read a run from
+    the ``derived/metrics`` that ``aggregate RUN`` wrote from the same bytes and settings instead of
+    decoding it, :mod:`aggregator.compare.reuse`; False decodes every run), ``outdir`` (also write the files of
     ``aggregate compare --outdir``, atomically; :class:`~aggregator.outputs.atomic.OutputError` when
     it cannot be written) and ``paper`` (``sd`` or ``ci``: with ``outdir``, the paper files too).
 
@@ -99,8 +102,9 @@ def compare_runs(
     _check(chosen)
     skipped: list[SkippedRun] = []
     runs = load_runs(given, condition_pattern=chosen.condition_pattern, each_run=chosen.each_run,
-                     skipped=skipped if chosen.skip_bad_runs else None)
+                     skipped=skipped if chosen.skip_bad_runs else None, reuse=chosen.reuse)
     result = compare_loaded(runs, options=Options(**{**chosen.__dict__, "skipped": skipped}))
+    result = result.model_copy(update={"runs_reused": sum(r.reused for r in runs)})
     if outdir is not None:
         from aggregator.compare.files import comparison_files
         from aggregator.outputs.atomic import write_outputs
@@ -258,6 +262,7 @@ def _check(options: Options) -> None:
     arguments.whole("resamples", options.resamples, 1, MAX_RESAMPLES)
     arguments.whole("seed", options.seed, 0, 2**63 - 1)
     arguments.optional_text("condition_pattern", options.condition_pattern)
+    arguments.flag("reuse", options.reuse)
 
 
 def _shown_metrics(requested: Sequence[str] | None) -> list[str]:

@@ -45,6 +45,14 @@ def summary_lines(result: ComparisonResult) -> list[str]:
     return lines + [f"note: {note}" for note in result.notes]
 
 
+def reading_line(runs: int, reused: int, no_cache: bool) -> str:
+    """How the runs were read: how many from what ``aggregate RUN`` wrote (RUN/derived/metrics)."""
+    if no_cache:
+        return f"read {runs} runs from their scorecards (--no-cache)"
+    line = f"read {reused} of {runs} runs from what aggregate wrote (RUN/derived/metrics), {runs - reused} decoded"
+    return line + ("" if reused else "; `aggregate RUN...` first writes what later comparisons reuse")
+
+
 def _contrast(text: str) -> tuple[str, str]:
     from scorecards.errors import InputError
 
@@ -81,6 +89,9 @@ def _contrast(text: str) -> tuple[str, str]:
 @click.option("--condition-pattern", metavar="REGEX",
               help="Regex with named groups condition (and seed) to read from each run id.")
 @click.option("--skip-bad-runs", is_flag=True, help="Report and skip an unreadable run instead of stopping.")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Decode every run's scorecards, even where RUN/derived/metrics holds what aggregate wrote "
+                   "from the same bytes and settings.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tables (not the merged per-sample table) as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
 @spreadsheet_safe_option
@@ -96,7 +107,7 @@ def compare_command(**options: Any) -> None:
 
 def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool, paper: str | None,
                 contrasts: tuple[str, ...], metrics: str | None, skip_bad_runs: bool, spreadsheet_safe: bool,
-                **options: Any) -> None:
+                no_cache: bool, **options: Any) -> None:
     """Compute the comparison, write its files atomically (never over an input), print JSON or a summary."""
     from aggregator.compare.api import check_resamples, compare_runs, input_files
     from aggregator.compare.files import comparison_files
@@ -105,7 +116,7 @@ def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool
 
     check_resamples(options["resamples"])
     result = compare_runs(runs, contrasts=[_contrast(c) for c in contrasts], metrics=metric_list(metrics),
-                          skip_bad_runs=skip_bad_runs, **options)
+                          skip_bad_runs=skip_bad_runs, reuse=not no_cache, **options)
     for skipped in result.skipped_runs:
         say(f"aggregate: skipped {skipped['path']}: {skipped['reason']}", err=True)
     files = comparison_files(result, paper=paper, spreadsheet_safe=spreadsheet_safe)
@@ -115,4 +126,5 @@ def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool
     elif not quiet:
         for line in summary_lines(result):
             out(line)
+        out(reading_line(result.runs.height, result.runs_reused, no_cache))
         out(f"wrote {len(written)} files to {outdir}")

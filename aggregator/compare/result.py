@@ -93,6 +93,8 @@ class ComparisonResult(BaseModel):
     degenerate: tuple[Frozen[str, object], ...] = Field((), description="degenerate cases, by kind")
     skipped_runs: tuple[Frozen[str, str], ...] = Field((), description="inputs --skip-bad-runs left out")
     notes: tuple[str, ...] = Field((), description="what a reader must know about the inputs")
+    runs_reused: int = Field(default=0, description="runs read from what `aggregate RUN` wrote instead of decoded "
+                                            "(how the inputs were read, not a result: in no file)")
 
     def to_polars(self, table: TableName = "per_sample") -> pl.DataFrame:
         """One table as a Polars DataFrame (a copy); by default the merged per-sample table."""

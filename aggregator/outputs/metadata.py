@@ -54,6 +54,20 @@ class SideFileUse(BaseModel):
     used: bool = Field(description="it was present and read (not read when --profile matched no row)")
 
 
+class Reuse(BaseModel):
+    """What ``aggregate compare`` checks before it reads this folder's per-sample table and metrics
+    instead of decoding the scorecards again (docs/compare.md, "Reusing what aggregate wrote")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    policy_hash: str = Field(description="hash of the metric definitions in force (eval_policy_hash)")
+    side_files_sha256: Frozen[str, str | None] = Field(
+        default_factory=dict, description="SHA-256 of each side file read, by name (null: absent)")
+    per_sample_parquet_sha256: str = Field(description="SHA-256 of per_sample.parquet as written")
+    structural_metrics_csv_sha256: str | None = Field(
+        None, description="SHA-256 of structural_metrics.csv; null when its cells do not read back to the same values")
+
+
 class RunMetadata(BaseModel):
     """Provenance of one aggregation (read-only)."""
 
@@ -84,6 +98,7 @@ class RunMetadata(BaseModel):
     spreadsheet_safe: bool = Field(
         False, description="--spreadsheet-safe: CSV text cells that began with = + - @ tab or CR carry a leading '"
     )
+    reuse: Reuse | None = Field(None, description="what `aggregate compare` checks before reusing these outputs")
 
 
 @functools.cache

@@ -46,6 +46,8 @@ class RunEvaluation:
     side_files: dict[str, str | None] = field(default_factory=dict)
     profile_fallback: bool = False
     run_warnings: RunWarnings = field(default_factory=RunWarnings)
+    side_digests: dict[str, str | None] = field(default_factory=dict)
+    """SHA-256 of each side file read (None: absent); empty when none was read."""
 
     @property
     def rows_aggregated(self) -> int:
@@ -114,7 +116,8 @@ def evaluate_run(
     if fallback:
         table = all_rows
     in_force = resolve(families)
-    side = {} if fallback else read_side_files(read.path.parent, in_force)
+    side_digests: dict[str, str | None] = {}
+    side = {} if fallback else read_side_files(read.path.parent, in_force, side_digests)
     context = RunContext(side=side, profile=profile, profile_fallback=fallback, all_rows=all_rows)
     registry = build_registry(families)
     metrics = registry.compute(table, context)
@@ -139,4 +142,5 @@ def evaluate_run(
                     for f in in_force if f.side_file is not None},
         profile_fallback=fallback,
         run_warnings=check_run(table, metrics, warnings, allow, registry, in_force),
+        side_digests=side_digests,
     )
