@@ -32,11 +32,10 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
+import msgspec  # noqa: E402
 from bench import PYTHON, measure  # noqa: E402
 from generate import _Row  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
-
-import msgspec  # noqa: E402
 
 FIXTURE_RUNS = ROOT / "tests" / "fixtures" / "runs"
 
