@@ -177,3 +177,15 @@ def test_a_changed_input_is_decoded_and_its_new_numbers_used(one_run: Path, tmp_
     done = run_cli("compare", one_run, other, "--outdir", tmp_path / "out")
     assert done.returncode == 0, done.stderr
     assert "read 1 of 2 runs from what aggregate wrote (RUN/derived/metrics), 1 decoded" in done.stdout
+
+
+def test_metrics_read_back_exactly_or_not_at_all(aggregated: Path) -> None:
+    """The CSV cells give back every value and its type; a text that is "" would come back blank,
+    so such a run's metrics get no digest and the run is decoded."""
+    from aggregator.outputs.metrics_csv import metrics_csv, read_metrics_csv
+
+    metrics = evaluate_run(aggregated / "cases" / "synth_diag_pub").metrics
+    assert read_metrics_csv(metrics_csv([metrics]), STRUCTURAL) == metrics
+    text = next(m.name for m in STRUCTURAL if m.kind == "str")
+    assert read_metrics_csv(metrics_csv([{**metrics, text: ""}]), STRUCTURAL) != {**metrics, text: ""}
+    assert read_metrics_csv(b"not,a,metrics,file\n1,2,3,4\n", STRUCTURAL) is None
