@@ -238,6 +238,7 @@ def main() -> None:
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE,
                         help="scorecards file or folder of run folders whose rows are replicated (generate.py)")
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
+    parser.add_argument("--section", default="bench", help="the section of RESULTS.md to write (default: bench)")
     args = parser.parse_args()
     sections = []
     for rows in args.rows:
@@ -252,7 +253,7 @@ def main() -> None:
             command += " --baseline BEFORE"
         if args.source != DEFAULT_SOURCE:
             command += f" --source {args.source.relative_to(Path.cwd()) if args.source.is_relative_to(Path.cwd()) else args.source.name}"
-        write_section("bench", "\n".join([measured_by(command), "", *sections]))
+        write_section(args.section, "\n".join([measured_by(command), "", *sections]))
 
 
 if __name__ == "__main__":
