@@ -115,10 +115,10 @@ def main() -> None:
 
     if args.reaggregate or not all(reused_runs(runs)):
         aggregate = [PYTHON, "-m", "aggregator", *map(str, runs), "--quiet"]
-        wall, cpu, _, _ = measure(aggregate)
-        print(f"aggregate (once, every run): {wall:.1f} s, {cpu:.1f} CPU-s", flush=True)
+        setup_wall, setup_cpu, _, _ = measure(aggregate)
+        print(f"aggregate (once, every run): {setup_wall:.1f} s, {setup_cpu:.1f} CPU-s", flush=True)
     else:
-        wall = cpu = float("nan")
+        setup_wall = setup_cpu = float("nan")
         print("every run already aggregated by this code: not aggregated again", flush=True)
 
     rows: list[tuple[str, list[float], list[float]]] = []
@@ -151,7 +151,7 @@ def main() -> None:
         "",
         f"{len(runs)} runs ({args.conditions} conditions × {args.seeds} seeds, real shape) × {args.rows:,} rows "
         f"({size:.1f} GB of scorecards), every run aggregated once before "
-        f"({'by an earlier call' if wall != wall else f'{wall:.0f} s, {cpu:.0f} CPU-s'}), "
+        f"({'by an earlier call' if setup_wall != setup_wall else f'{setup_wall:.0f} s, {setup_cpu:.0f} CPU-s'}), "
         f"{args.resamples:,} resamples; CPU counts the process tree (the reading rows: this process):",
         "",
         "| what | runs | best wall s | median wall s | median CPU s |",
