@@ -162,7 +162,7 @@ def test_any_change_to_the_input_options_or_outputs_means_decoding_again(one_run
     assert reused_run(one_run) is None
 
 
-@pytest.mark.parametrize("name,value", [("__version__", "99.0.0"), ("git_commit", lambda: "0" * 40),
+@pytest.mark.parametrize("name,value", [("__version__", "99.0.0"), ("code_sha256", lambda: "0" * 64),
                                         ("policy_hash", lambda registry: "0" * 16)])
 def test_other_code_means_decoding_again(one_run: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: object) -> None:
     monkeypatch.setattr(reuse, name, value)

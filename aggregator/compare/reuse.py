@@ -8,7 +8,8 @@ decodes the scorecards otherwise:
 
 - the input's SHA-256 today equals ``input_sha256`` (the same bytes; hashing reads the file, about
   2 GB/s, against ~40 µs a row to decode it);
-- the same tool version and git commit (when known), the same metric definitions (``policy_hash``),
+- the same tool version and code (``code_sha256``: a digest of the tool's Python files, so also an
+  uncommitted edit counts), the same metric definitions (``policy_hash``),
   every metric family in force, no ``--profile``, the same taxonomy as the comparison's, no skipped
   line (a comparison stops at a bad line), each side file the same bytes (or absent both times);
 - ``per_sample.parquet`` and ``structural_metrics.csv`` are the bytes that were written (their
@@ -37,7 +38,7 @@ from pydantic import ValidationError
 from aggregator.metrics.families import resolve
 from aggregator.metrics.provenance import policy_hash
 from aggregator.metrics.structural import build_registry
-from aggregator.outputs.metadata import RunMetadata, TaxonomyUsed, git_commit
+from aggregator.outputs.metadata import RunMetadata, TaxonomyUsed, code_sha256
 from aggregator.outputs.metrics_csv import read_metrics_csv
 from aggregator.outputs.names import INPUT_ORDER_COLUMNS, METADATA_JSON, METRICS_CSV, PER_SAMPLE_PARQUET
 from aggregator.run.per_sample import table_schema
@@ -96,11 +97,12 @@ def reused_run(path: str | os.PathLike[str]) -> ReusedRun | None:
 
 
 def _same_settings(metadata: RunMetadata, reuse: Reuse) -> bool:
-    """The outputs were made by this code, with every family, no profile, no skipped line and this taxonomy."""
+    """The outputs were made by this code (its version and files), with every family, no profile, no
+    skipped line and this taxonomy."""
     used = taxonomy_in_force()
     return (
         metadata.tool_version == __version__
-        and metadata.git_commit == git_commit()
+        and reuse.code_sha256 == code_sha256()
         and reuse.policy_hash == policy_hash(build_registry(None))
         and metadata.families == ("core", *(f.name for f in resolve(None)))
         and metadata.profile is None

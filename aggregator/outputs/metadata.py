@@ -60,6 +60,7 @@ class Reuse(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    code_sha256: str = Field(description="SHA-256 of the tool's Python files (the code that computed the table)")
     policy_hash: str = Field(description="hash of the metric definitions in force (eval_policy_hash)")
     side_files_sha256: Frozen[str, str | None] = Field(
         default_factory=dict, description="SHA-256 of each side file read, by name (null: absent)")
@@ -117,3 +118,19 @@ def git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+@functools.cache
+def code_sha256() -> str:
+    """SHA-256 of the Python files of the packages that read scorecards and compute the per-sample
+    table and metrics (``aggregator``, ``scorecards``): their relative paths and bytes, in path
+    order. Unlike the version or the commit it changes with any edit, committed or not (~4 ms)."""
+    import hashlib
+
+    import scorecards
+
+    digest = hashlib.sha256()
+    for root in (Path(__file__).resolve().parents[1], Path(scorecards.__file__).resolve().parent):
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

@@ -21,6 +21,7 @@ from aggregator.outputs.metadata import (
     SideFileUse,
     SkippedLine,
     TaxonomyUsed,
+    code_sha256,
     git_commit,
 )
 from aggregator.outputs.metrics_csv import metrics_csv, read_metrics_csv
@@ -65,6 +66,7 @@ def reuse_key(evaluation: RunEvaluation, parquet: bytes, metrics: bytes) -> Reus
     registry = evaluation.registry
     exact = read_metrics_csv(metrics, registry) == evaluation.metrics
     return Reuse(
+        code_sha256=code_sha256(),
         policy_hash=policy_hash(registry),
         side_files_sha256=evaluation.side_digests,
         per_sample_parquet_sha256=hashlib.sha256(parquet).hexdigest(),
