@@ -86,9 +86,9 @@ def columns_for(names: tuple[str, ...] | None) -> tuple[Column, ...]:
 
 
 @cache
-def _plan(names: tuple[str, ...] | None) -> tuple[tuple[Callable[[RowInput], tuple[object, ...]], tuple[str, ...]], ...]:
-    """Each family's row function with its column names, in the order they run."""
-    return tuple((f.row, tuple(c.name for c in f.columns)) for f in resolve(names) if f.row is not None)
+def _plan(names: tuple[str, ...] | None) -> tuple[Callable[[RowInput], tuple[object, ...]], ...]:
+    """Each family's row function, in the order they run (their values follow the core's in a row)."""
+    return tuple(f.row for f in resolve(names) if f.row is not None)
 
 
 class SampleEvaluator:
@@ -124,7 +124,7 @@ class SampleEvaluator:
             return core
         row = list(core)
         inp = RowInput(record, RowValues(row, _positions(self.names)))
-        for compute, _ in plan:
+        for compute in plan:
             row.extend(compute(inp))
         return tuple(row)
 
@@ -156,6 +156,7 @@ class RowValues(Mapping[str, object]):
 
     def __len__(self) -> int:
         return min(len(self._row), len(self._positions))
+
 
 def dtype_of(column: Column) -> pl.DataType:
     """The Polars type of a per-sample column: a label with a closed set of values an Enum of them."""
