@@ -126,16 +126,25 @@ def _tree_rss_kb(root: int) -> int:
     return total
 
 
+BASELINE = "(baseline) "
+"""Prefix of the commands run with ``--baseline DIR``'s code."""
+
+
 def measure(argv: list[str], sample_memory: bool = False) -> tuple[float, float, float, float]:
     """Run ``argv`` once; return (wall seconds, CPU seconds, peak tree RSS MB, ru_maxrss MB).
 
     CPU is user + system time of the process and the children it waited for (the decoders).
 
     Sampling /proc costs CPU that the measured command would miss on 2 cores, so timed
-    runs only wait (tree RSS 0); ``sample_memory`` runs sample every 5 ms.
+    runs only wait (tree RSS 0); ``sample_memory`` runs sample every 5 ms. An ``argv`` that
+    starts with ``PYTHONPATH=DIR`` runs with that code (``--baseline``), from DIR's parent.
     """
+    env, cwd = None, None
+    if argv[0].startswith("PYTHONPATH="):
+        code = argv[0].split("=", 1)[1]
+        env, cwd, argv = {**os.environ, "PYTHONPATH": code}, str(Path(code).parent), argv[1:]
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd)
     peak = 0
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG if sample_memory else 0)
@@ -150,34 +159,43 @@ def measure(argv: list[str], sample_memory: bool = False) -> tuple[float, float,
     return seconds, usage.ru_utime + usage.ru_stime, peak / 1024, usage.ru_maxrss / 1024
 
 
-def commands(data: Path, outdir: Path, reference: str | None) -> dict[str, list[str]]:
-    aggregate = [PYTHON, "-m", "aggregator", str(data), "--outdir", str(outdir / "agg"), "--quiet"]
+def commands(data: Path, outdir: Path, reference: str | None, baseline: Path | None = None) -> dict[str, list[str]]:
+    aggregate = [PYTHON, "-m", "aggregator", str(data.resolve()), "--outdir", str(outdir / "agg"), "--quiet"]
     out = {
         "aggregate": aggregate,
         "aggregate --families core": [*aggregate, "--families", "core"],
         "aggregate --workers 1": [*aggregate, "--workers", "1"],
+    }
+    if baseline is not None:  # the same commands with the code of another checkout, interleaved with these
+        before = [f"PYTHONPATH={baseline.resolve()}", *aggregate[:4], "--outdir", str(outdir / "before"), "--quiet"]
+        out.update({
+            f"{BASELINE}aggregate": before,
+            f"{BASELINE}aggregate --families core": [*before, "--families", "core"],
+        })
+    out.update({
         "floor: python start": [PYTHON, "-c", "pass"],
         "floor: import polars": [PYTHON, "-c", "import polars"],
         "floor: read bytes": [PYTHON, "-c", READ_FLOOR, str(data)],
         "floor: typed partial decode (1 core)": [PYTHON, "-c", DECODE_FLOOR, str(data)],
         "floor: typed decode of every field read (1 core)": [PYTHON, "-c", ALL_FIELDS_FLOOR, str(data)],
-    }
+    })
     if reference:
         out["reference"] = shlex.split(reference.format(input=data, outdir=outdir / "ref"))
     return out
 
 
-def bench(rows: int, repeat: int, reference: str | None, data_dir: Path) -> tuple[Path, list[Timing]]:
-    return timed(rows, repeat, data_dir, lambda data, outdir: commands(data, outdir, reference))
+def bench(rows: int, repeat: int, reference: str | None, data_dir: Path,
+          baseline: Path | None = None, source: Path = DEFAULT_SOURCE) -> tuple[Path, list[Timing]]:
+    return timed(rows, repeat, data_dir, lambda data, outdir: commands(data, outdir, reference, baseline), source)
 
 
-def timed(rows: int, repeat: int, data_dir: Path,
-          make: Callable[[Path, Path], dict[str, list[str]]]) -> tuple[Path, list[Timing]]:
-    """The real-shaped file of ``rows`` rows (generated once into ``data_dir``) and the
+def timed(rows: int, repeat: int, data_dir: Path, make: Callable[[Path, Path], dict[str, list[str]]],
+          source: Path = DEFAULT_SOURCE) -> tuple[Path, list[Timing]]:
+    """The real-shaped file of ``rows`` rows (generated once into ``data_dir`` from ``source``) and the
     :func:`interleaved` timings of the commands ``make(file, output folder)`` gives."""
-    data = data_dir / f"rows{rows}.jsonl"
+    data = data_dir / (f"rows{rows}.jsonl" if source == DEFAULT_SOURCE else f"rows{rows}_{source.name}.jsonl")
     if not data.exists():
-        generate(DEFAULT_SOURCE, rows, data)
+        generate(source, rows, data)
     with tempfile.TemporaryDirectory() as tmp:
         return data, interleaved(make(data, Path(tmp)), repeat)
 
@@ -229,18 +247,27 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reference", help="command template with {input} and {outdir}")
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
+    parser.add_argument("--baseline", type=Path, help="a checkout of other code (e.g. main before a change): "
+                        "its aggregate commands run interleaved with these, as '(baseline) ...'")
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE,
+                        help="scorecards file or folder of run folders whose rows are replicated (generate.py)")
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
+    parser.add_argument("--section", default="bench", help="the section of RESULTS.md to write (default: bench)")
     args = parser.parse_args()
     sections = []
     for rows in args.rows:
-        data, timings = bench(rows, args.repeat, args.reference, args.data_dir)
+        data, timings = bench(rows, args.repeat, args.reference, args.data_dir, args.baseline, args.source)
         sections.append(table(data, rows, timings))
         print(sections[-1], flush=True)
     if args.write:
         command = f"python benchmarks/bench.py --rows {' '.join(map(str, args.rows))} --repeat {args.repeat}"
         if args.reference:
             command += " --reference ..."
-        write_section("bench", "\n".join([measured_by(command), "", *sections]))
+        if args.baseline:
+            command += " --baseline BEFORE"
+        if args.source != DEFAULT_SOURCE:
+            command += f" --source {args.source.relative_to(Path.cwd()) if args.source.is_relative_to(Path.cwd()) else args.source.name}"
+        write_section(args.section, "\n".join([measured_by(command), "", *sections]))
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ from aggregator.metrics.registry import RunContext
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.atomic import write_outputs
 from aggregator.run.per_sample import derive
-from aggregator.run.sample_values import columns_for
+from aggregator.run.sample_values import columns_for, dtype_of
 
 POOL = 4
 POLARITIES = ("positive", "negative", "neutral")
@@ -94,10 +94,11 @@ def synthetic_table(run_id: str, skill: float, texts: list[list[str]], rng: np.r
             values[column.name] = rng.random(n) < 0.2
         elif column.kind == "float":
             values[column.name] = rng.random(n)
+        elif column.kind == "label":  # an Enum's own values, else a few made-up labels
+            values[column.name] = rng.choice(column.values or ("label_a", "label_b", "label_c"), n).tolist()
         else:
             values[column.name] = [None] * n
-    kinds = {"str": pl.String, "int": pl.Int64, "bool": pl.Boolean, "float": pl.Float64}
-    schema = {c.name: kinds[c.kind] for c in columns}
+    schema = {c.name: dtype_of(c) for c in columns}
     return derive(pl.DataFrame(values, schema=schema))
 
 

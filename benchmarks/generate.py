@@ -1,8 +1,8 @@
 """Make a real-shaped scorecards file of N rows by replicating a real run with fresh sample keys.
 
-Each row of the source run is copied verbatim except that its sample key (every
-occurrence of the quoted key) gets a replica suffix, so rows stay ~28 KB with all
-their traces and every sample key is unique.
+Each row of the source run (or runs: a folder of run folders) is copied verbatim except that its
+sample key (every occurrence of the quoted key) gets a replica suffix, so rows stay ~28 KB with all
+their traces and every sample (run id, split, key) is unique.
 
     python benchmarks/generate.py --rows 5000 --out benchmarks/data/rows5000.jsonl
 """
@@ -26,9 +26,16 @@ class _Row(msgspec.Struct):
     meta: _Meta
 
 
+def source_lines(source: Path) -> list[bytes]:
+    """The rows of a scorecards file, or of every ``*/scorecards.jsonl`` under a folder (in name order,
+    e.g. the 13 vendored runs: 13 run ids, whose rows carry more diagnostics than the demo run's)."""
+    files = sorted(source.glob("*/scorecards.jsonl")) if source.is_dir() else [source]
+    return [line for path in files for line in path.read_bytes().splitlines() if line.strip()]
+
+
 def generate(source: Path, rows: int, out: Path) -> Path:
     """Write ``rows`` lines to ``out`` (atomically) and return it."""
-    lines = [line for line in source.read_bytes().splitlines() if line.strip()]
+    lines = source_lines(source)
     keys = [msgspec.json.decode(line, type=_Row).meta.text_id for line in lines]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".part")

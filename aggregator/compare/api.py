@@ -71,6 +71,7 @@ class Options:
     skip_bad_runs: bool = False
     skipped: Sequence[SkippedRun] = field(default_factory=list)
     allow: Sequence[str] = ()
+    reuse: bool = True
 
 
 class OptionWords(TypedDict, total=False):
@@ -90,6 +91,8 @@ class OptionWords(TypedDict, total=False):
     skip_bad_runs: bool
     skipped: Sequence[SkippedRun]
     allow: Sequence[str]
+    interval: Method
+    reuse: bool
 
 
 def compare_runs(
@@ -110,7 +113,9 @@ def compare_runs(
     ``holm`` (Holm-adjusted p-values), ``by`` (per-sample columns to split samples by),
     ``metrics`` (the metrics of the Markdown, subset and paper tables; default the headline set),
     ``samples`` (``changed``, ``only-a`` or ``only-b``: list the samples behind each contrast),
-    ``skip_bad_runs`` (report an unreadable input and go on), ``allow`` (warning codes to
+    ``skip_bad_runs`` (report an unreadable input and go on), ``reuse`` (default True: read a run from
+    the ``derived/metrics`` that ``aggregate RUN`` wrote from the same bytes and settings instead of
+    decoding it, :mod:`aggregator.compare.reuse`; False decodes every run), ``allow`` (warning codes to
     silence, as ``--allow``), ``outdir`` (also write the files of
     ``aggregate compare --outdir``, atomically; :class:`~aggregator.outputs.atomic.OutputError` when
     it cannot be written) and ``paper`` (``sd`` or ``ci``: with ``outdir``, the paper files too).
@@ -127,8 +132,9 @@ def compare_runs(
     _check(chosen)
     skipped: list[SkippedRun] = []
     runs = load_runs(given, condition_pattern=chosen.condition_pattern, each_run=chosen.each_run,
-                     skipped=skipped if chosen.skip_bad_runs else None)
+                     skipped=skipped if chosen.skip_bad_runs else None, reuse=chosen.reuse)
     result = compare_loaded(runs, options=replace(chosen, skipped=skipped))
+    result = result.model_copy(update={"runs_reused": sum(r.reused for r in runs)})
     if outdir is not None:
         from aggregator.compare.files import comparison_files
         from aggregator.outputs.atomic import write_outputs
@@ -274,4 +280,5 @@ def _check(options: Options) -> None:
     arguments.optional_text("condition_pattern", options.condition_pattern)
     if options.interval not in METHODS:
         raise ValueError(f"interval must be one of {', '.join(METHODS)}, got {options.interval!r}")
+    arguments.flag("reuse", options.reuse)
 

@@ -75,6 +75,14 @@ def warning_lines(result: ComparisonResult, *, quiet: bool) -> list[str]:
     return batch_warning_lines(list(per_run.values()), quiet=quiet)
 
 
+def reading_line(runs: int, reused: int, no_cache: bool) -> str:
+    """How the runs were read: how many from what ``aggregate RUN`` wrote (RUN/derived/metrics)."""
+    if no_cache:
+        return f"read {runs} runs from their scorecards (--no-cache)"
+    line = f"read {reused} of {runs} runs from what aggregate wrote (RUN/derived/metrics), {runs - reused} decoded"
+    return line + ("" if reused else "; `aggregate RUN...` first writes what later comparisons reuse")
+
+
 def _contrast(text: str) -> tuple[str, str]:
     from scorecards.errors import InputError
 
@@ -118,6 +126,9 @@ def _contrast(text: str) -> tuple[str, str]:
 @click.option("--allow", "allow", multiple=True, metavar="CODE",
               help="Silence the warning CODE (repeatable; see docs/warnings.md).")
 @click.option("--fail-on-warning", is_flag=True, help="Exit with status 3 when a run raises a warning not allowed.")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Decode every run's scorecards, even where RUN/derived/metrics holds what aggregate wrote "
+                   "from the same bytes and settings.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tables (not the merged per-sample table) as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout; warnings as their codes and counts only.")
 @spreadsheet_safe_option
@@ -133,7 +144,7 @@ def compare_command(**options: Any) -> None:
 
 def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool, paper: bool, paper_cells: str,
                 contrasts: tuple[str, ...], metrics: str | None, skip_bad_runs: bool, spreadsheet_safe: bool,
-                allow: tuple[str, ...], fail_on_warning: bool, **options: Any) -> None:
+                allow: tuple[str, ...], fail_on_warning: bool, no_cache: bool, **options: Any) -> None:
     """Compute the comparison, write its files atomically (never over an input), print JSON or a summary;
     the runs' warnings go to stderr, and with ``fail_on_warning`` any of them makes the exit status 3."""
     from aggregator.commands.exits import EXIT_WARNING
@@ -147,7 +158,8 @@ def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool
     _refuse_old_paper_value(runs)
     check_resamples(options["resamples"])
     result = compare_runs(runs, contrasts=[_contrast(c) for c in contrasts], metrics=metric_list(metrics),
-                          skip_bad_runs=skip_bad_runs, allow=allowed_codes(allow), **options)
+                          skip_bad_runs=skip_bad_runs, allow=allowed_codes(allow), reuse=not no_cache,
+                          **options)
     for skipped in result.skipped_runs:
         say(f"aggregate: skipped {skipped['path']}: {skipped['reason']}", err=True)
     files = comparison_files(result, paper=paper_cells if paper else None, spreadsheet_safe=spreadsheet_safe)
@@ -159,6 +171,7 @@ def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool
     elif not quiet:
         for line in summary_lines(result):
             out(line)
+        out(reading_line(result.runs.height, result.runs_reused, no_cache))
         out(f"wrote {len(written)} files to {outdir}")
     if fail_on_warning and result.run_warnings:
         warned = len({w["run_id"] for w in result.run_warnings})

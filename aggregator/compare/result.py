@@ -112,6 +112,8 @@ class ComparisonResult(BaseModel):
     allowed: tuple[str, ...] = Field((), description="warning codes silenced (--allow)")
     lead_unit: str = Field("refpol", description="the unit the default views lead with (aggregator/units/lead.py)")
     lead_reason: str | None = Field(None, description="why the lead unit is not Ref-F1 (None when it is)")
+    runs_reused: int = Field(default=0, description="runs read from what `aggregate RUN` wrote instead of decoded "
+                                            "(how the inputs were read, not a result: in no file)")
 
     def to_polars(self, table: TableName = "per_sample") -> pl.DataFrame:
         """One table as a Polars DataFrame (a copy); by default the merged per-sample table."""

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from aggregator.metrics.registry import RunContext
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.run.pipeline import RunEvaluation, evaluate_run
+from aggregator.outputs.names import INPUT_ORDER_COLUMNS
+from aggregator.run.pipeline import evaluate_run
 from scorecards.errors import InputError
 from scorecards.inputs import resolve_input
 
@@ -91,8 +92,10 @@ class RunNaming:
 class Run:
     """One run of a comparison.
 
-    ``table`` is the run's per-sample table (columns of :mod:`aggregator.run.per_sample`, sample-key
-    order) and ``metrics`` its ``structural_metrics.csv`` row, ``STRUCTURAL.compute(table)``.
+    ``table`` is the run's per-sample table (columns of :mod:`aggregator.run.per_sample` but the
+    input-order ``line``, sample-key order) and ``metrics`` its ``structural_metrics.csv`` row,
+    ``STRUCTURAL.compute(table)``. ``reused``: read from what ``aggregate RUN`` wrote
+    (:mod:`aggregator.compare.reuse`), not decoded.
     """
 
     run_id: str
@@ -101,19 +104,25 @@ class Run:
     source: Path
     table: pl.DataFrame = field(repr=False)
     metrics: dict[str, MetricValue] = field(repr=False)
+    reused: bool = False
 
     def sort_key(self) -> tuple[str, bool, int, str]:
         """Condition, then seed (runs without a seed last), then run id."""
         return self.condition, self.seed is None, self.seed or 0, self.run_id
 
 
-def split_runs(evaluation: RunEvaluation, naming: RunNaming) -> list[Run]:
-    """The runs of one input: a merged file is split by run id, each group gets its own metrics."""
-    ids = evaluation.run_ids
+def split_runs(
+    source: Path, table: pl.DataFrame, metrics: dict[str, MetricValue], naming: RunNaming, *, reused: bool = False
+) -> list[Run]:
+    """The runs of one input (its per-sample ``table`` and ``metrics``): a merged file is split by run
+    id, each group gets its own metrics. Input-order columns are left out (they differ from run to run
+    of the same samples and are not in the files a run can be reused from)."""
+    table = table.drop(INPUT_ORDER_COLUMNS, strict=False)
+    ids = sorted(table.get_column("run_id").unique().to_list())
     if len(ids) == 1:
-        groups = {ids[0]: (evaluation.table, evaluation.metrics)}
+        groups = {ids[0]: (table, metrics)}
     else:
-        parts = evaluation.table.partition_by("run_id", as_dict=True, maintain_order=True)
+        parts = table.partition_by("run_id", as_dict=True, maintain_order=True)
         groups = {}
         for (run_id,), part in parts.items():
             table = part.rechunk()
@@ -122,7 +131,7 @@ def split_runs(evaluation: RunEvaluation, naming: RunNaming) -> list[Run]:
     for run_id in ids:
         condition, seed = naming.parse(run_id)
         table, metrics = groups[run_id]
-        runs.append(Run(run_id, condition, seed, evaluation.input_path, table, metrics))
+        runs.append(Run(run_id, condition, seed, source, table, metrics, reused))
     return runs
 
 
@@ -140,8 +149,12 @@ def load_runs(
     condition_pattern: str | None = None,
     each_run: bool = False,
     skipped: list[SkippedRun] | None = None,
+    reuse: bool = True,
 ) -> list[Run]:
     """Evaluate every input and return its runs in :meth:`Run.sort_key` order.
+
+    ``reuse``: an input whose folder holds what ``aggregate RUN`` wrote from these very bytes and
+    settings is read from there (:mod:`aggregator.compare.reuse`); the others are decoded.
 
     Raises :class:`InputError` when no input is given, an input is given twice (also as a directory
     and its ``scorecards.jsonl``), or two inputs carry the same run id. With a ``skipped`` list,
@@ -154,7 +167,10 @@ def load_runs(
     given_as: dict[Path, str] = {}
     found_in: dict[str, str] = {}
     runs: list[Run] = []
-    for path in paths:
+    from aggregator.compare.reuse import reused_runs
+
+    from_outputs = reused_runs(paths) if reuse else [None] * len(paths)
+    for path, reused in zip(paths, from_outputs):
         try:
             resolved = resolve_input(path).resolve()
         except (InputError, OSError) as exc:
@@ -164,7 +180,11 @@ def load_runs(
             raise InputError(f"{os.fspath(path)}: given twice (same input as {given_as[resolved]})")
         given_as[resolved] = os.fspath(path)
         try:
-            loaded = split_runs(evaluate_run(path), naming)
+            if reused is not None:
+                loaded = split_runs(reused.input_path, reused.table, reused.metrics, naming, reused=True)
+            else:
+                evaluation = evaluate_run(path)
+                loaded = split_runs(evaluation.input_path, evaluation.table, evaluation.metrics, naming)
         except (InputError, OSError) as exc:
             _skip_or_raise(path, exc, skipped)
             continue

@@ -18,7 +18,7 @@ Leaving a family out drops its decode, its per-sample columns and its CSV column
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,7 @@ class RowInput:
 
     __slots__ = ("record", "row", "values")
 
-    def __init__(self, record: SampleRecord, values: dict[str, Any]) -> None:
+    def __init__(self, record: SampleRecord, values: Mapping[str, Any]) -> None:
         self.record = record
         self.row: Any = record.row
         self.values = values

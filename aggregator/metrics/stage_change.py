@@ -14,6 +14,7 @@ Rates over all rows (N_rows) are never blank; the rates over changed rows are 0.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -113,7 +114,7 @@ def stage_mismatch(row: Any) -> bool:
     return bool(second != (first if first is not None and first != "" else ""))
 
 
-def delta_f1_refpol(values: dict[str, Any]) -> float | None:
+def delta_f1_refpol(values: Mapping[str, Any]) -> float | None:
     """dF1 on a row with gold, from the core's refpol counts; None without gold."""
     if not values["has_gold"]:
         return None

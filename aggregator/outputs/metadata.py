@@ -55,6 +55,21 @@ class SideFileUse(BaseModel):
     used: bool = Field(description="it was present and read (not read when --profile matched no row)")
 
 
+class Reuse(BaseModel):
+    """What ``aggregate compare`` checks before it reads this folder's per-sample table and metrics
+    instead of decoding the scorecards again (docs/compare.md, "Reusing what aggregate wrote")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code_sha256: str = Field(description="SHA-256 of the tool's Python files (the code that computed the table)")
+    policy_hash: str = Field(description="hash of the metric definitions in force (eval_policy_hash)")
+    side_files_sha256: Frozen[str, str | None] = Field(
+        default_factory=dict, description="SHA-256 of each side file read, by name (null: absent)")
+    per_sample_parquet_sha256: str = Field(description="SHA-256 of per_sample.parquet as written")
+    structural_metrics_csv_sha256: str | None = Field(
+        None, description="SHA-256 of structural_metrics.csv; null when its cells do not read back to the same values")
+
+
 class RunMetadata(BaseModel):
     """Provenance of one aggregation (read-only)."""
 
@@ -85,6 +100,7 @@ class RunMetadata(BaseModel):
     spreadsheet_safe: bool = Field(
         False, description="--spreadsheet-safe: CSV text cells that began with = + - @ tab or CR carry a leading '"
     )
+    reuse: Reuse | None = Field(None, description="what `aggregate compare` checks before reusing these outputs")
 
 
 @functools.cache
@@ -103,3 +119,19 @@ def git_commit() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+@functools.cache
+def code_sha256() -> str:
+    """SHA-256 of the Python files of the packages that read scorecards and compute the per-sample
+    table and metrics (``aggregator``, ``scorecards``): their relative paths and bytes, in path
+    order. Unlike the version or the commit it changes with any edit, committed or not (~4 ms)."""
+    import hashlib
+
+    import scorecards
+
+    digest = hashlib.sha256()
+    for root in (Path(__file__).resolve().parents[1], Path(scorecards.__file__).resolve().parent):
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

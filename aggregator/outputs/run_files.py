@@ -7,6 +7,7 @@ from here.
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING
@@ -14,9 +15,19 @@ from typing import TYPE_CHECKING
 from aggregator.outputs.errors_markdown import errors_section
 from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata import RunMetadata, RunWarning, SideFileUse, SkippedLine, TaxonomyUsed, git_commit
-from aggregator.outputs.metrics_csv import metrics_csv
+from aggregator.outputs.metadata import (
+    Reuse,
+    RunMetadata,
+    RunWarning,
+    SideFileUse,
+    SkippedLine,
+    TaxonomyUsed,
+    code_sha256,
+    git_commit,
+)
+from aggregator.outputs.metrics_csv import metrics_csv, read_metrics_csv
 from aggregator.outputs.names import (
+    INPUT_ORDER_COLUMNS,
     METADATA_JSON,
     METRICS_CSV,
     METRICS_MD,
@@ -24,7 +35,7 @@ from aggregator.outputs.names import (
     PER_SAMPLE_PARQUET,
     REPORT_HTML,
 )
-from aggregator.outputs.tables import csv_bytes, parquet_bytes, write_csv, write_parquet
+from aggregator.outputs.tables import csv_bytes, parquet_bytes, write_csv
 from aggregator.report.html import REPORT_ASSETS, asset
 from aggregator.report.run_report import run_report
 
@@ -32,11 +43,6 @@ if TYPE_CHECKING:
     from aggregator.outputs.atomic import Output
     from aggregator.run.pipeline import RunEvaluation
     from aggregator.run_warnings.declare import RaisedWarning
-
-INPUT_ORDER_COLUMNS = ("line",)
-"""Per-sample columns that depend on the input's line order: kept out of the files, so that
-shuffled input lines give byte-identical CSV, Markdown and Parquet (only run_metadata.json differs)."""
-
 
 def prepare() -> None:
     """Read ahead what the writers take from outside (report assets, the git commit): called
@@ -55,7 +61,24 @@ def _warning(raised: RaisedWarning) -> RunWarning:
     return RunWarning(code=raised.code, message=raised.message, metrics=raised.metrics, count=raised.count)
 
 
-def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -> RunMetadata:
+def reuse_key(evaluation: RunEvaluation, parquet: bytes, metrics: bytes) -> Reuse:
+    """What ``aggregate compare`` checks before reusing the files: the metric definitions, the side
+    files read, and the digests of the table and metrics written (the metrics' only when their
+    CSV cells read back to the very values: a text metric that is ``""`` would read back as blank)."""
+    from aggregator.metrics.provenance import policy_hash
+
+    registry = evaluation.registry
+    exact = read_metrics_csv(metrics, registry) == evaluation.metrics
+    return Reuse(
+        code_sha256=code_sha256(),
+        policy_hash=policy_hash(registry),
+        side_files_sha256=evaluation.side_digests,
+        per_sample_parquet_sha256=hashlib.sha256(parquet).hexdigest(),
+        structural_metrics_csv_sha256=hashlib.sha256(metrics).hexdigest() if exact else None,
+    )
+
+
+def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False, reuse: Reuse | None = None) -> RunMetadata:
     return RunMetadata(
         taxonomy=taxonomy_used(evaluation),
         git_commit=git_commit(),
@@ -76,6 +99,7 @@ def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -
         workers=evaluation.workers,
         seconds=round(evaluation.seconds, 4),
         spreadsheet_safe=spreadsheet_safe,
+        reuse=reuse,
     )
 
 
@@ -95,19 +119,18 @@ def run_files(
     The per-sample tables are written by Polars in a thread (it releases the GIL) while
     the other files are rendered in Python; ``streamed``: they are instead functions that
     write them straight into the staged files (:data:`~aggregator.outputs.atomic.Output`), so
-    that their text is never in memory (889 MB of CSV at 1,000,000 rows). ``spreadsheet_safe``:
+    that their text is never in memory (889 MB of CSV at 1,000,000 rows; the Parquet file, 4 MB there,
+    is always rendered first: its digest goes into ``run_metadata.json``). ``spreadsheet_safe``:
     text cells of per_sample.csv that a spreadsheet would run as a formula get a leading ``'``
     (:mod:`aggregator.text`).
     """
     facts = run_facts(evaluation)
     per_sample = evaluation.table.drop(INPUT_ORDER_COLUMNS)
     with ThreadPoolExecutor(1) as polars_writer:
+        parquet = polars_writer.submit(parquet_bytes, per_sample)
         if streamed:
-            tables: tuple[Output, Output] = (
-                partial(write_parquet, per_sample), partial(write_csv, per_sample, spreadsheet_safe=spreadsheet_safe)
-            )
+            csv_output: Output = partial(write_csv, per_sample, spreadsheet_safe=spreadsheet_safe)
         else:
-            parquet = polars_writer.submit(parquet_bytes, per_sample)
             csv = polars_writer.submit(csv_bytes, per_sample, spreadsheet_safe=spreadsheet_safe)
         markdown = metrics_markdown(
             evaluation.registry, evaluation.metrics, title="Structural metrics", names=evaluation.run_ids,
@@ -117,16 +140,18 @@ def run_files(
         errors = errors_section(evaluation)
         markdown += "\n" + errors if errors else ""
         metrics = metrics_csv([evaluation.metrics])
-        provenance = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe)
-        metadata = provenance.model_dump_json(indent=2).encode("utf-8") + b"\n"
         report = run_report(evaluation, facts)
+        table_bytes = parquet.result()
+        reuse = reuse_key(evaluation, table_bytes, metrics)
+        provenance = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe, reuse=reuse)
+        metadata = provenance.model_dump_json(indent=2).encode("utf-8") + b"\n"
         if not streamed:
-            tables = (parquet.result(), csv.result())
+            csv_output = csv.result()
         return {
             METRICS_CSV: metrics,
             METRICS_MD: markdown.encode("utf-8"),
-            PER_SAMPLE_PARQUET: tables[0],
-            PER_SAMPLE_CSV: tables[1],
+            PER_SAMPLE_PARQUET: table_bytes,
+            PER_SAMPLE_CSV: csv_output,
             METADATA_JSON: metadata,
             REPORT_HTML: report,
         }

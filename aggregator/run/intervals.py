@@ -44,7 +44,7 @@ def headline_intervals(evaluation: RunEvaluation) -> Intervals:
     wanted = [m for m in METRICS if m in evaluation.registry]
     with threadpool_limits(limits=1, user_api="blas"):
         weighted = compile_metrics(evaluation.registry, table, wanted)
-        draws = iter_draws(table.height, RESAMPLES, SEED, np.float64)  # summed in float64: no float32 copy
+        draws = iter_draws(table.height, RESAMPLES, SEED, np.float64, reuse=True)  # summed in float64: no float32 copy
         columns = SampleColumns.of_columns(weighted.sample_columns(table), weighted.width, table.height)
         replicates = replicate_values(weighted, draws, columns, precise=True)
     low, high = percentile_interval(replicates)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from aggregator.metrics.prf import prf_exprs
-from aggregator.run.sample_values import frame_of, pack_rows, table_of
+from aggregator.run.sample_values import columns_for, frame_of, pack_rows, table_of
 from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.units.sample_counts import COLUMNS, STAGES, Column
 
@@ -99,6 +99,13 @@ def build_table(
 def table_of_blocks(frames: list[pl.DataFrame], lines: Sequence[int], kept: Indices | None) -> pl.DataFrame:
     """:func:`build_table` of rows already in frames (:mod:`aggregator.run.sample_values`), consumed."""
     return derive(table_of(frames, lines, kept))
+
+
+@cache
+def table_schema(names: tuple[str, ...] | None = None) -> pl.Schema:
+    """Column names and types of the per-sample table of a family selection (None: all), ``line`` included."""
+    columns = columns_for(names)
+    return table_of_blocks([frame_of([pack_rows([], columns)], columns)], [], None).schema
 
 
 def filter_profile(table: pl.DataFrame, profile: str | None) -> pl.DataFrame:

@@ -52,6 +52,8 @@ class RunEvaluation:
     all_rows: pl.DataFrame | None = None
     """Every row read, before the ``--profile`` filter; kept only when asked (``keep_all_rows``)."""
     taxonomy: Taxonomy = field(default_factory=taxonomy_in_force)
+    side_digests: dict[str, str | None] = field(default_factory=dict)
+    """SHA-256 of each side file read (None: absent); empty when none was read."""
 
     @property
     def rows_aggregated(self) -> int:
@@ -124,7 +126,8 @@ def evaluate_run(
     if fallback:
         table = all_rows
     in_force = resolve(families)
-    side = {} if fallback else read_side_files(read.path.parent, in_force)
+    side_digests: dict[str, str | None] = {}
+    side = {} if fallback else read_side_files(read.path.parent, in_force, side_digests)
     context = RunContext(side=side, profile=profile, profile_fallback=fallback, all_rows=all_rows)
     registry = build_registry(families)
     metrics = registry.compute(table, context)
@@ -152,4 +155,5 @@ def evaluate_run(
                                profile_unmatched=profile if fallback else None),
         taxonomy=taxonomy,
         all_rows=all_rows if keep_all_rows else None,
+        side_digests=side_digests,
     )

@@ -8,7 +8,8 @@ reported as one line naming the file, like a bad scorecard line.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Iterable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,12 +21,15 @@ if TYPE_CHECKING:
     from aggregator.metrics.family import Family
 
 
-def read_side_file(path: Path, schema: type[msgspec.Struct]) -> Any:
-    """Decode ``path`` into ``schema``; raise :class:`InputError` naming the file when it cannot."""
+def read_side_file(path: Path, schema: type[msgspec.Struct], digests: MutableMapping[str, str | None] | None = None) -> Any:
+    """Decode ``path`` into ``schema``; raise :class:`InputError` naming the file when it cannot.
+    ``digests``: the SHA-256 of the bytes decoded is put there under the file's name."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read side file ({exc.strerror or exc})") from None
+    if digests is not None:
+        digests[path.name] = hashlib.sha256(data).hexdigest()
     try:
         return msgspec.json.decode(data, type=schema)
     except msgspec.ValidationError as exc:
@@ -36,8 +40,11 @@ def read_side_file(path: Path, schema: type[msgspec.Struct]) -> Any:
         raise InputError(f"{path}: nesting too deep to parse") from None
 
 
-def read_side_files(directory: Path, families: Iterable[Family]) -> dict[str, Any]:
-    """The side files of ``families`` present in ``directory``, decoded, by file name."""
+def read_side_files(
+    directory: Path, families: Iterable[Family], digests: MutableMapping[str, str | None] | None = None
+) -> dict[str, Any]:
+    """The side files of ``families`` present in ``directory``, decoded, by file name.
+    ``digests``: each side file's SHA-256 (None when absent) is put there by name."""
     found: dict[str, Any] = {}
     for fam in families:
         side = fam.side_file
@@ -45,5 +52,20 @@ def read_side_files(directory: Path, families: Iterable[Family]) -> dict[str, An
             continue
         path = directory / side.name
         if path.is_file():
-            found[side.name] = read_side_file(path, side.schema)
+            found[side.name] = read_side_file(path, side.schema, digests)
+        elif digests is not None:
+            digests[side.name] = None
     return found
+
+
+def side_file_digests(directory: Path, families: Iterable[Family]) -> dict[str, str | None]:
+    """SHA-256 of each side file of ``families`` in ``directory`` (None when absent), as
+    :func:`read_side_files` records them."""
+    digests: dict[str, str | None] = {}
+    for fam in families:
+        side = fam.side_file
+        if side is None or side.name in digests:
+            continue
+        path = directory / side.name
+        digests[side.name] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    return digests
