@@ -11,6 +11,7 @@ from aggregator.outputs.cells import BLANK, csv_cell
 
 if TYPE_CHECKING:
     from aggregator.metrics.registry import Registry
+    from aggregator.metrics.values import MetricValue
 
 _BOOLS = {"True": True, "False": False}
 
@@ -26,7 +27,7 @@ def metrics_csv(rows: list[Mapping[str, object]]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def read_metrics_csv(data: bytes, registry: Registry) -> dict[str, object] | None:
+def read_metrics_csv(data: bytes, registry: Registry) -> dict[str, MetricValue] | None:
     """The one row of a :func:`metrics_csv` file whose columns are ``registry``'s, typed by each
     metric's kind (blank is None); None when the header, the row count or a cell does not fit.
 
@@ -40,7 +41,7 @@ def read_metrics_csv(data: bytes, registry: Registry) -> dict[str, object] | Non
         return None
     if header != registry.names or len(rows) != 1 or len(rows[0]) != len(header):
         return None
-    values: dict[str, object] = {}
+    values: dict[str, MetricValue] = {}
     try:
         for metric, cell in zip(registry, rows[0]):
             if cell == BLANK:
