@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from aggregator.commands.exits import user_errors
+from aggregator.commands.options import OutputDirectory, spreadsheet_safe_option
 from aggregator.commands.terminal import out, say_json
 from aggregator.formats import FORMAT_NAMES
 
@@ -41,16 +42,22 @@ def _inputs(command: click.Command) -> click.Command:
               help=f"The official scorer to reproduce: official, or a named variant: {VARIANTS}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print official, sound, the compat report and the tables as JSON.")
-@click.option("--outdir", type=_FILE,
+@click.option("--outdir", type=OutputDirectory(),
               help="Write score.json, units.csv, per_sentence.{parquet,csv} and compat_report.md here.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
+@spreadsheet_safe_option
 @user_errors
 def score_command(gold: Path, pred: Path, format_name: str, semantics: str, compat: str, as_json: bool,
-                  outdir: Path | None, quiet: bool) -> None:
+                  outdir: Path | None, quiet: bool, spreadsheet_safe: bool) -> None:
     """Score PRED against GOLD soundly and as the format's official scorer, with the compat report."""
     from aggregator.formats.evaluate import evaluate
     from aggregator.formats.payload import payload, summary_lines
 
+    if outdir is not None:
+        from aggregator.outputs.destination import check_destination
+        from aggregator.outputs.names import SCORE_OUTPUTS
+
+        check_destination(outdir, SCORE_OUTPUTS, (gold, pred))
     evaluation = evaluate(gold, pred, format_name, compat)
     body = payload(evaluation, semantics)
     written = []
@@ -58,7 +65,8 @@ def score_command(gold: Path, pred: Path, format_name: str, semantics: str, comp
         from aggregator.formats.files import score_files
         from aggregator.outputs.atomic import write_outputs
 
-        written = write_outputs(outdir, score_files(evaluation, body, semantics))
+        files = score_files(evaluation, body, semantics, spreadsheet_safe=spreadsheet_safe)
+        written = write_outputs(outdir, files, inputs=(gold, pred))
     if as_json:
         say_json(body)
     elif not quiet:
@@ -70,14 +78,18 @@ def score_command(gold: Path, pred: Path, format_name: str, semantics: str, comp
 
 @click.command("convert")
 @_inputs
-@click.option("--out", "out", type=_FILE, help="Scorecards .jsonl to write (atomically) [default: stdout].")
+@click.option("--out", "out", type=OutputDirectory("--out"),
+              help="Scorecards .jsonl to write (atomically) [default: stdout].")
 @click.option("--run-id", help="run_id of the rows [default: the prediction file's name without suffix].")
 @user_errors
 def convert_command(gold: Path, pred: Path, format_name: str, out: Path | None, run_id: str | None) -> None:
     """Write GOLD and PRED as scorecards JSONL, one row per sentence, for `aggregate RUN`."""
     from aggregator.formats.convert import scorecard_rows
     from aggregator.formats.evaluate import read_pairs
+    from aggregator.outputs.destination import check_output_file
 
+    if out is not None:
+        check_output_file(out, (gold, pred))
     spec, pairs = read_pairs(gold, pred, format_name)
     rows = scorecard_rows(spec, pairs, run_id or pred.stem)
     data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode()
@@ -86,4 +98,4 @@ def convert_command(gold: Path, pred: Path, format_name: str, out: Path | None, 
         return
     from aggregator.outputs.atomic import write_outputs
 
-    write_outputs(out.parent if str(out.parent) else Path("."), {out.name: data})
+    write_outputs(out.parent, {out.name: data}, inputs=(gold, pred), option="--out")

@@ -63,9 +63,18 @@ def side(sentence: Any, quirks: frozenset[str]) -> list[Any]:
     return found
 
 
-def _recover(term: str, candidates: list[str] | tuple[str, ...]) -> str:
+class _NoTokens(ValueError):
+    """The scorer's ``min()`` of no edit distances: a term to recover in a sentence without tokens."""
+
+
+def _recover(term: str, candidates: list[str] | tuple[str, ...], strict: bool = False) -> str:
+    """The closest candidate of each word; with no candidates the scorer raises (``strict``), else the term stays."""
     import editdistance
 
+    if not candidates:
+        if strict:
+            raise _NoTokens(term)
+        return term
     out = []
     for word in term.split(" "):
         distances = [editdistance.eval(word, c) for c in candidates]
@@ -73,8 +82,9 @@ def _recover(term: str, candidates: list[str] | tuple[str, ...]) -> str:
     return " ".join(out)
 
 
-def fix(predictions: list[list[Any]], sentences: list[list[str]]) -> list[list[Any]]:
-    """``fix_preds_aste``: the variables of the last decodable triplet stay set for the next ones."""
+def fix(predictions: list[list[Any]], sentences: list[list[str]], strict: bool = False) -> list[list[Any]]:
+    """``fix_preds_aste``: the variables of the last decodable triplet stay set for the next ones.
+    Predictions past the last sentence are recovered against no tokens (``strict``: raise, as the scorer)."""
     state: tuple[str, str, str, bool] | None = None
     fixed = []
     for triplets, tokens in zip(predictions, sentences):
@@ -83,9 +93,9 @@ def fix(predictions: list[list[Any]], sentences: list[list[str]]) -> list[list[A
             if p1 in SENTIMENTS or p2 in SENTIMENTS or state is None:
                 state = (p0, p2, p1, False) if p1 in SENTIMENTS else (p0, p1, p2, True)
             at, ott, ac, extraction = state
-            new_at = at if at in sentence else _recover(at, tokens)
-            new_ac = ac if ac in SENTIMENTS else _recover(ac, SENTIMENTS)
-            new_ot = ", ".join(ot if ot in sentence else _recover(ot, tokens) for ot in ott.split(", "))
+            new_at = at if at in sentence else _recover(at, tokens, strict)
+            new_ac = ac if ac in SENTIMENTS else _recover(ac, SENTIMENTS, strict)
+            new_ot = ", ".join(ot if ot in sentence else _recover(ot, tokens, strict) for ot in ott.split(", "))
             new.append((new_at, new_ot, new_ac) if extraction else (new_at, new_ac, new_ot))
         fixed.append(new)
     return fixed
@@ -122,12 +132,20 @@ def fixed_crash(gold: Sentences, pred: Sentences, tallies: Tallies) -> str | Non
     found = _raw_crash(gold, pred)
     if found is not None:
         return found
-    for sentence in pred:
-        for _p0, p1, p2 in side(sentence, frozenset({"surface_text", "round_trip", "empty_junk"})):
+    parsed = [side(p, frozenset({"surface_text", "round_trip", "empty_junk"})) for p in pred]
+    for sentence, triplets in zip(pred, parsed):
+        for _p0, p1, p2 in triplets:
             if p1 in SENTIMENTS or p2 in SENTIMENTS:
-                return None
+                break
             return (f"UnboundLocalError: line {sentence.line}: the first predicted triplet cannot be decoded "
                     "(an empty prediction), and no earlier one set the variables fix_preds_aste reuses")
+        else:
+            continue
+        break
+    try:
+        fix(parsed, [g.text.split() for g in gold], strict=True)
+    except _NoTokens:
+        return "ValueError: min() arg is an empty sequence (a predicted term to recover in a sentence without tokens)"
     return None
 
 
