@@ -26,14 +26,33 @@ HOSTILE = (
 )
 
 
+BOUNDARIES = frozenset(b"'\",[](){}<>=\t #:")
+"""Bytes after which an insertion lands inside a field: a quote, a separator, a bracket, a tag."""
+ENCODINGS = ("cp949", "latin-1", "utf-16", "shift_jis", "utf-8-sig")
+
+
+def _position(draw: st.DrawFn, data: bytearray) -> int:
+    """A position drawn as a share of the length, or just after a boundary byte (half the time)."""
+    at = int(draw(st.floats(0, 1)) * len(data))
+    if draw(st.booleans()):
+        after = [i + 1 for i, byte in enumerate(data) if byte in BOUNDARIES]
+        if after:
+            return after[min(int(draw(st.floats(0, 1)) * len(after)), len(after) - 1)]
+    return at
+
+
 @st.composite
 def mutated(draw: st.DrawFn, valid: bytes) -> bytes:
-    """``valid`` after 1 to 4 random mutations (positions drawn as shares of the length)."""
+    """``valid`` after 1 to 4 random mutations: a byte flipped, a hostile snippet or random bytes
+    inserted, a range deleted, repeated or cut off, or the text written in another encoding."""
     data = bytearray(valid)
     for _ in range(draw(st.integers(1, 4))):
-        at = int(draw(st.floats(0, 1)) * len(data))
-        kind = draw(st.sampled_from(("flip", "insert", "delete", "repeat", "cut")))
-        if kind == "flip" and data:
+        at = _position(draw, data)
+        kind = draw(st.sampled_from(("flip", "insert", "insert", "delete", "repeat", "cut", "recode")))
+        if kind == "recode":
+            text = data.decode("utf-8", "replace")
+            data = bytearray(text.encode(draw(st.sampled_from(ENCODINGS)), "replace"))
+        elif kind == "flip" and data:
             data[min(at, len(data) - 1)] = draw(st.integers(0, 255))
         elif kind == "insert":
             data[at:at] = draw(st.one_of(st.sampled_from(HOSTILE), st.binary(min_size=1, max_size=8)))

@@ -80,7 +80,7 @@ def check_format(fmt: str, data: st.DataObject) -> None:
 
 
 test_every_format_reader_honours_the_contract, test_every_format_reader_honours_the_contract_slow = [
-    pytest.mark.parametrize("fmt", FORMAT_NAMES)(test) for test in fuzz_budgets(40, 400, data=st.data())(check_format)
+    pytest.mark.parametrize("fmt", FORMAT_NAMES)(test) for test in fuzz_budgets(100, 1000, data=st.data())(check_format)
 ]
 
 TAXONOMY = [b'{"name": "t", "refs": ["FOOD#QUALITY", "service#general"]}',
@@ -95,7 +95,7 @@ def check_taxonomy(data: bytes) -> None:
 
 
 test_taxonomy_files_honour_the_contract, test_taxonomy_files_honour_the_contract_slow = fuzz_budgets(
-    60, 600, data=inputs(TAXONOMY))(check_taxonomy)
+    100, 1000, data=inputs(TAXONOMY))(check_taxonomy)
 
 ROWS = (RUNS / "cr_n50_m1_v2__seed42" / "scorecards.jsonl").read_bytes().splitlines(keepends=True)[:2]
 PLAIN = b"".join(ROWS)
@@ -111,4 +111,4 @@ def check_scorecards(data: bytes, skip: bool) -> None:
 
 
 test_scorecards_plain_and_compressed_honour_the_contract, test_scorecards_plain_and_compressed_honour_the_contract_slow = (
-    fuzz_budgets(40, 400, data=inputs(SCORECARDS), skip=st.booleans())(check_scorecards))
+    fuzz_budgets(60, 600, data=inputs(SCORECARDS), skip=st.booleans())(check_scorecards))

@@ -26,7 +26,8 @@ AST_LIMIT = 1 << 16
 """The longest labels text read by :func:`ast.literal_eval` (64 KiB: at most ~25 MB of syntax tree)."""
 _TOKEN = re.compile(
     r"""\s*(?:
-      (?P<s>[uU]?'[^'"\\\x00-\x1f]*'|[uU]?"[^'"\\\x00-\x1f]*")
+      (?P<s>[uU]?'[^'\\\x00-\x1f]*')
+    | (?P<d>[uU]?"[^"\\\x00-\x1f]*")
     | (?P<q>[rRuU]?(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"))
     | (?P<n>-?[ \t]*(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
     | (?P<o>[\[(])
@@ -63,9 +64,12 @@ def has_surrogate(text: str) -> bool:
 def _string(token: str) -> str:
     import json
 
-    value = ast.literal_eval(token)
+    try:
+        value = ast.literal_eval(token)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise NotRead("labels are not a Python literal") from None
     if not isinstance(value, str):
-        raise ValueError("not a string")
+        raise NotRead("labels are not a Python literal")
     if has_surrogate(value):
         raise NotRead(f"a string holds a lone surrogate ({value.encode('utf-8', 'backslashreplace')[:40]!r}), not text")
     return json.dumps(value, ensure_ascii=False)
@@ -114,7 +118,9 @@ def as_json(text: str) -> str | None:
             append("[")
             continue
         if kind == "s":
-            append('"' + token.lstrip("uU")[1:-1] + '"')
+            append('"' + token.lstrip("uU")[1:-1].replace('"', '\\"') + '"')
+        elif kind == "d":
+            append(token.lstrip("uU"))
         elif kind == "q":
             append(_string(token))
         elif kind == "n":
