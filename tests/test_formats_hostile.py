@@ -174,3 +174,24 @@ def test_convert_and_score_still_read_their_files_after_the_changes(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     [row] = [json.loads(line) for line in done.stdout.splitlines()]
     assert row["runtime"]["parsed_output"]["final_result"]["final_tuples"] == row["gold_tuples"]
+
+
+@pytest.mark.parametrize("command", ["score", "convert"])
+def test_out_of_memory_in_score_and_convert_does_not_suggest_workers(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Their out-of-memory line suggested ``--workers 1``, an option they do not have."""
+    from click.testing import CliRunner
+
+    import aggregator.formats.evaluate
+    from aggregator.commands.main import cli
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(aggregator.formats.evaluate, "evaluate", exhausted)
+    monkeypatch.setattr(aggregator.formats.evaluate, "read_pairs", exhausted)
+    gold = _write(tmp_path / "gold", ASTE + "\n")
+    done = CliRunner().invoke(cli, [command, str(gold), str(gold), "--format", "aste"])
+    assert done.exit_code == 2
+    assert done.output.strip() == "aggregate: error: out of memory; retry on a machine with more memory"
