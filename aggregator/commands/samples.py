@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from aggregator.commands.exits import report_skips, user_errors
-from aggregator.commands.terminal import out, say_json, warn
+from aggregator.commands.terminal import out_lines, say_json, warn
 
 if TYPE_CHECKING:
     import polars as pl
@@ -68,8 +68,8 @@ def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | 
                    "samples": shown}
         say_json(payload)
         return
-    out(render_table(shown, unit, f"{only} under {unit} ({ONLY[only]}): {len(rows)} samples" +
-                     (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else "")))
+    out_lines(render_table(shown, unit, f"{only} under {unit} ({ONLY[only]}): {len(rows)} samples" +
+                           (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else "")))
 
 
 def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -> list[bool]:
@@ -120,11 +120,14 @@ def tuple_line(t: dict[str, Any], stage: str) -> str:
     return f"{SYMBOLS[mark.lower()]}{change} {t['ref'] or 'no ref'} · {term} · {t['polarity']}"
 
 
-def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> str:
-    """The samples as a rich table (wrapped to the terminal, plain text when piped)."""
+def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> list[str]:
+    """The samples as the lines of a rich table (wrapped to the terminal, plain text when piped); every
+    text from the input is escaped (:func:`~aggregator.text.printable`) before the cells are composed."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
+
+    from aggregator.text import printable
 
     table = Table(title=title, show_lines=True, title_justify="left")
     for name, ratio in (("Sample · sentence", 3), ("Transition · F1 S1 → S2", 1), ("Gold", 2), ("Stage 1", 2),
@@ -133,12 +136,12 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> str:
     for s in samples:
         f1 = f"{s['f1_s1']:.4f} → {s['f1_s2']:.4f}"
         table.add_row(  # texts from the input are never rich markup
-            escape(s["sample_key"] + (f"\n\n{s['text']}" if s["text"] else "")), f"{s['transition'] or 'no gold'}\n{f1}",
-            *(escape("\n".join(tuple_line(t, stage) for t in s[stage])) or "none" for stage in STAGE_KEYS),
+            escape(printable(s["sample_key"]) + (f"\n\n{printable(s['text'])}" if s["text"] else "")),
+            f"{s['transition'] or 'no gold'}\n{f1}",
+            *(escape("\n".join(printable(tuple_line(t, stage)) for t in s[stage])) or "none" for stage in STAGE_KEYS),
         )
     terminal = shutil.get_terminal_size((160, 24)).columns if click.get_text_stream("stdout").isatty() else 160
     buffer = io.StringIO()
     Console(file=buffer, width=terminal, color_system=None).print(table)
     legend = f"{unit}: ✓ matched  ✗ not matched  · no pair under the unit  + added by the review  − dropped by it"
-    lines = [line.rstrip() for line in buffer.getvalue().rstrip("\n").splitlines()]
-    return "\n".join([*lines, legend])
+    return [*(line.rstrip() for line in buffer.getvalue().rstrip("\n").splitlines()), legend]

@@ -10,7 +10,7 @@ name holding ``|``, a newline or markup changes no table and no line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from aggregator.compare.samples import UNIT_NAMES
@@ -142,8 +142,9 @@ AGREEMENT = (("fleiss_kappa", "Fleiss' κ"), ("krippendorff_alpha", "Krippendorf
              ("observed_agreement", "Observed agreement"))
 
 
-def agreement_rows(agreement: pl.DataFrame) -> list[list[str]]:
-    """Per scope: runs, samples, items, and each statistic with its interval."""
+def agreement_rows(agreement: pl.DataFrame, name: Callable[[object], str] = name) -> list[list[str]]:
+    """Per scope: runs, samples, items, and each statistic with its interval; ``name`` writes the scope
+    (a Markdown code span here, :func:`~aggregator.report.html.name_html` in the HTML report)."""
     return [
         [name(r["scope"]), str(r["n_runs"]), str(r["n_samples"]), str(r["n_items"]),
          *(f"{markdown_cell(r[s])} {interval(r[s + '_ci_low'], r[s + '_ci_high'])}" for s, _ in AGREEMENT)]

@@ -24,7 +24,7 @@ from aggregator.compare.markdown import label, method_caption, signed
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.cells import NOT_AVAILABLE, csv_cell, markdown_cell
 from aggregator.stats.intervals import holm
-from aggregator.text import md_code
+from aggregator.text import md_code, md_text, printable
 
 if TYPE_CHECKING:
     from aggregator.compare.result import ComparisonResult
@@ -152,11 +152,13 @@ def paper_markdown(table: PaperTable) -> str:
     for row in text_rows(table):
         cells = [md_code(t, in_table=True) if i == 0 else t for i, (t, _) in enumerate(row)]
         lines.append("| " + " | ".join(f"**{c}**" if bold and t else c for c, (t, bold) in zip(cells, row)) + " |")
-    return "\n".join(lines + ["", f"Table: {table.caption}", ""])
+    return "\n".join(lines + ["", f"Table: {md_text(table.caption)}", ""])
 
 
 def latex_escape(text: str) -> str:
-    return "".join(LATEX.get(ch, ch) for ch in text)
+    """Text for TeX: its specials escaped, every non-printable character (newline, ESC) shown as its
+    escape first (:func:`~aggregator.text.printable`), so a name adds no paragraph and no control byte."""
+    return "".join(LATEX.get(ch, ch) for ch in printable(text))
 
 
 def paper_latex(table: PaperTable) -> str:

@@ -26,7 +26,7 @@ from aggregator.compare.tables import UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
 from aggregator.report import charts
-from aggregator.report.html import esc, page
+from aggregator.report.html import esc, name_html, page, text_html
 from aggregator.version import __version__
 
 if TYPE_CHECKING:
@@ -126,12 +126,12 @@ def conditions_table(result: ComparisonResult) -> str:
     header = ["Metric", "Condition", "Runs", "Seeds", "Mean ± SD", "95% CI", "Seed share", "Note"]
     rows = []
     for r in _shown(result, result.conditions):
-        name = esc(r["condition"]) + (' <span class="tag">baseline</span>' if r["condition"] == result.baseline else "")
+        name = name_html(r["condition"]) + (' <span class="tag">baseline</span>' if r["condition"] == result.baseline else "")
         seeds = ", ".join(map(str, r["seeds"])) or "—"  # type: ignore[call-overload]
         rows.append([f"<td>{esc(label(str(r['metric'])))}</td>", f'<th scope="row">{name}</th>',
                      _num(str(r["n_defined"])), f"<td>{esc(seeds)}</td>", _num(mean_sd(r)),
                      _num(interval(r["ci_low"], r["ci_high"])), _num(markdown_cell(r["seed_share"], 2)),
-                     f"<td>{esc(str(r['note'] or ''))}</td>"])
+                     f"<td>{text_html(r['note'] or '')}</td>"])
     return _table(header, rows, 2)
 
 
@@ -139,12 +139,12 @@ def paired_table(result: ComparisonResult) -> str:
     """Each contrast for the shown metrics: n, both means, Δ with its 95% interval, p."""
     header = ["Metric", "A", "B", "Samples", "Mean A", "Mean B", "Δ", "95% CI", "p", "Note"]
     rows = [
-        [f"<td>{esc(label(str(r['metric'])))}</td>", f"<td>{esc(r['condition_a'])}</td>",
-         f'<th scope="row">{esc(r["condition_b"])}</th>', _num(str(r["n_samples"])),
+        [f"<td>{esc(label(str(r['metric'])))}</td>", f"<td>{name_html(r['condition_a'])}</td>",
+         f'<th scope="row">{name_html(r["condition_b"])}</th>', _num(str(r["n_samples"])),
          _num(markdown_cell(r["mean_a"])), _num(markdown_cell(r["mean_b"])),
          _num(signed(r["delta"]), _tone(r["ci_low"], r["ci_high"])),
          _num(interval(r["ci_low"], r["ci_high"], sign=True)), _num(p_cell(r["p_value"])),
-         f"<td>{esc(str(r['note'] or ''))}</td>"]
+         f"<td>{text_html(r['note'] or '')}</td>"]
         for r in _shown(result, result.paired)
     ]
     return _table(header, rows, 3)
@@ -153,7 +153,8 @@ def paired_table(result: ComparisonResult) -> str:
 def agreement_table(result: ComparisonResult) -> str:
     """Fleiss' κ and Krippendorff's α of the review agents with their intervals."""
     header = ["Scope", "Runs", "Samples", "Tuples", *(text for _, text in AGREEMENT)]
-    rows = [[f'<th scope="row">{esc(r[0])}</th>', *(_num(c) for c in r[1:])] for r in agreement_rows(result.agreement)]
+    rows = [[f'<th scope="row">{r[0]}</th>', *(_num(c) for c in r[1:])]
+            for r in agreement_rows(result.agreement, name=name_html)]
     return _table(header, rows, 1)
 
 
@@ -161,7 +162,7 @@ def flips_table(result: ComparisonResult) -> str:
     """Per pair of conditions and unit: samples correct in both, only A, only B, neither."""
     header = ["A", "B", "Unit", "Samples", "Both correct", "Only A", "Only B", "Neither"]
     rows = [
-        [f"<td>{esc(r['condition_a'])}</td>", f"<td>{esc(r['condition_b'])}</td>",
+        [f"<td>{name_html(r['condition_a'])}</td>", f"<td>{name_html(r['condition_b'])}</td>",
          f"<td>{esc(UNIT_LABELS[r['unit']])}</td>", _num(str(r["n_samples"])), _num(str(r["both"])),
          _num(str(r["only_a"]), "bad" if r["only_a"] else ""), _num(str(r["only_b"]), "good" if r["only_b"] else ""),
          _num(str(r["neither"]))]
@@ -175,7 +176,7 @@ def consistency_table(result: ComparisonResult) -> str:
     header = ["Condition", "Runs", "Samples", "Cross-run tuple agreement", "Mean Jaccard",
               *(f"{UNIT_LABELS[u]} correct agreement" for u in UNITS)]
     rows = [
-        [f'<th scope="row">{esc(r["condition"])}</th>', _num(str(r["n_runs"])), _num(str(r["n_samples"])),
+        [f'<th scope="row">{name_html(r["condition"])}</th>', _num(str(r["n_runs"])), _num(str(r["n_samples"])),
          _num(markdown_cell(r["cross_run_tuple_agreement"])), _num(markdown_cell(r["mean_jaccard"])),
          *(_num(markdown_cell(r[f"{u}_correct_agreement"])) for u in UNITS)]
         for r in result.self_consistency.iter_rows(named=True)
@@ -188,7 +189,7 @@ def runs_table(result: ComparisonResult) -> str:
     metrics = [_metric(n, u) for n in ("tuple_f1_s2", "delta_f1") for u in UNITS]
     header = ["Run", "Condition", "Seed", *(STRUCTURAL[m].label for m in metrics)]
     rows = [
-        [f"<td>{esc(r['run_id'])}</td>", f"<td>{esc(r['condition'])}</td>",
+        [f"<td>{name_html(r['run_id'])}</td>", f"<td>{name_html(r['condition'])}</td>",
          _num("—" if r["seed"] is None else str(r["seed"])), *(_num(markdown_cell(r[m])) for m in metrics)]
         for r in result.runs.iter_rows(named=True)
     ]
@@ -196,18 +197,19 @@ def runs_table(result: ComparisonResult) -> str:
 
 
 def _facts(result: ComparisonResult) -> str:
-    counts = ", ".join(f"{esc(c)} × {n}" for c, n in result.runs.group_by("condition", maintain_order=True).len().iter_rows())
+    counts = ", ".join(f"{name_html(c)} × {n}" for c, n in result.runs.group_by("condition", maintain_order=True).len().iter_rows())
     return " · ".join([
         f"{result.runs.height} runs in {len(result.conditions_order)} conditions "
         + (f"({counts})" if len(result.conditions_order) <= LISTED_CONDITIONS else "(see the tables)"),
-        f"baseline <code>{esc(result.baseline)}</code>",
+        f"baseline <code>{name_html(result.baseline)}</code>",
         f"{result.resamples} resamples, seed {result.seed}, SD ddof {result.ddof}",
         f"absa-aggregator {esc(__version__)}",
     ])
 
 
 def _section(title: str, note: str, content: str, empty: str | None = None) -> str:
-    return f'<section><h2>{esc(title)}</h2><p class="note">{note}</p>{empty or content}</section>'
+    """A section; ``title``, ``note`` and ``content`` are markup (a name in them: :func:`name_html`)."""
+    return f'<section><h2>{title}</h2><p class="note">{note}</p>{empty or content}</section>'
 
 
 def comparison_report(result: ComparisonResult) -> bytes:
@@ -216,9 +218,9 @@ def comparison_report(result: ComparisonResult) -> bytes:
     conditions = list(result.conditions_order)
     others = [c for c in conditions if c != result.baseline]
     degenerate = set(degenerate_notes(result.degenerate))
-    notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes if n not in degenerate)
+    notes = "".join(f"<li>{text_html(n)}</li>" for n in result.notes if n not in degenerate)
     if degenerate:
-        cases = "".join(f"<li>{esc(n)}</li>" for n in result.notes if n in degenerate)
+        cases = "".join(f"<li>{text_html(n)}</li>" for n in result.notes if n in degenerate)
         notes += (f"<li><details><summary>{len(degenerate)} degenerate case(s): metrics 0 or undefined in every run, "
                   f"identical runs, contrasts on few samples</summary><ul>{cases}</ul></details></li>")
     paired_empty = '<p class="note">Only one condition: nothing to pair.</p>' if not result.paired.height else None
@@ -233,7 +235,7 @@ def comparison_report(result: ComparisonResult) -> bytes:
           "over seeds and samples (blue bar), and one grey dot per seed. Pick the metric above the chart. "
           + esc(method_caption(result)),
           '<div class="chart" data-chart="conditions"></div>' + conditions_table(result))}
-{_section(f"Against the baseline {result.baseline}",
+{_section(f"Against the baseline {name_html(result.baseline)}",
           "The condition's mean minus the baseline's, on the samples present in every run of both; dot = Δ, "
           "bar = its 95% interval, p from the same test. Right of the dashed line: higher than the baseline; "
           "green or red: the interval excludes 0. " + esc(method_caption(result)),
