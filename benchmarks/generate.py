@@ -10,6 +10,7 @@ their traces and every sample key is unique.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -26,17 +27,22 @@ class _Row(msgspec.Struct):
     meta: _Meta
 
 
-def generate(source: Path, rows: int, out: Path) -> Path:
-    """Write ``rows`` lines to ``out`` (atomically) and return it."""
+def replicated(source: Path, rows: int) -> Iterator[bytes]:
+    """``rows`` lines (each with its newline): the source's rows in turn, every sample key with a replica suffix."""
     lines = [line for line in source.read_bytes().splitlines() if line.strip()]
     keys = [msgspec.json.decode(line, type=_Row).meta.text_id for line in lines]
+    for i in range(rows):
+        line, key = lines[i % len(lines)], keys[i % len(lines)]
+        fresh = f"{key}-r{i // len(lines)}"
+        yield line.replace(f'"{key}"'.encode(), f'"{fresh}"'.encode()) + b"\n"
+
+
+def generate(source: Path, rows: int, out: Path) -> Path:
+    """Write ``rows`` lines to ``out`` (atomically) and return it."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".part")
     with open(tmp, "wb") as handle:
-        for i in range(rows):
-            line, key = lines[i % len(lines)], keys[i % len(lines)]
-            fresh = f"{key}-r{i // len(lines)}"
-            handle.write(line.replace(f'"{key}"'.encode(), f'"{fresh}"'.encode()) + b"\n")
+        handle.writelines(replicated(source, rows))
     tmp.replace(out)
     return out
 

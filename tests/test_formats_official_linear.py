@@ -9,6 +9,7 @@ the same event counts.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterable
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -65,24 +66,22 @@ def _gas(gold: Any, pred: Any, quirks: frozenset[str]) -> Tallies:
                 new.append((new_at, new_ot, new_ac) if extraction else (new_at, new_ac, new_ot))
             fixed.append(new)
         preds = fixed
+    return _searched(zip(golds, preds), quirks, gas.TRIPLET)
+
+
+def _searched(sides: Iterable[tuple[list[Any], list[Any]]], quirks: frozenset[str], unit: str) -> Tallies:
+    """Every predicted item looked up in the gold list, repeats kept unless ``duplicates`` is off."""
     hits = n_pred = n_gold = 0
-    for g_, p_ in zip(golds, preds):
+    for golds, preds in sides:
         if "duplicates" not in quirks:
-            g_, p_ = list(set(g_)), list(set(p_))
-        hits += sum(t in g_ for t in p_)
-        n_pred, n_gold = n_pred + len(p_), n_gold + len(g_)
-    return {(gas.TRIPLET, "all"): Tally.of(hits, n_pred, n_gold)}
+            golds, preds = list(set(golds)), list(set(preds))
+        hits += sum(t in golds for t in preds)
+        n_pred, n_gold = n_pred + len(preds), n_gold + len(golds)
+    return {(unit, "all"): Tally.of(hits, n_pred, n_gold)}
 
 
 def _asqp(gold: Any, pred: Any, quirks: frozenset[str]) -> Tallies:
-    hits = n_pred = n_gold = 0
-    for g, p in by_position(gold, pred):
-        gold_quads, pred_quads = asqp.side(g, quirks), asqp.side(p, quirks)
-        if "duplicates" not in quirks:
-            gold_quads, pred_quads = list(set(gold_quads)), list(set(pred_quads))
-        hits += sum(q in gold_quads for q in pred_quads)
-        n_pred, n_gold = n_pred + len(pred_quads), n_gold + len(gold_quads)
-    return {(asqp.QUAD, "all"): Tally.of(hits, n_pred, n_gold)}
+    return _searched(((asqp.side(g, quirks), asqp.side(p, quirks)) for g, p in by_position(gold, pred)), quirks, asqp.QUAD)
 
 
 def _semeval14(gold: Any, pred: Any, quirks: frozenset[str]) -> Tallies:
