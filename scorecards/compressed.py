@@ -19,9 +19,12 @@ import io
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, Literal
 
 from scorecards.errors import InputError
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 Compression = Literal["gzip", "zstd"]
 SKIPPABLE = tuple(bytes([0x50 + low, 0x2A, 0x4D, 0x18]) for low in range(16))
@@ -54,15 +57,15 @@ def compression_of(path: str) -> Compression | None:
 class _Counting(io.RawIOBase):
     """A raw file that reports the (compressed) bytes read from it, for the progress bar."""
 
-    def __init__(self, raw: BinaryIO, on_bytes: Callable[[int], None]) -> None:
+    def __init__(self, raw: io.BufferedReader, on_bytes: Callable[[int], None]) -> None:
         self._raw = raw
         self._on_bytes = on_bytes
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        count = self._raw.readinto(buffer)  # type: ignore[attr-defined]
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        count = self._raw.readinto(buffer)
         if count:
             self._on_bytes(count)
         return count or 0
@@ -81,7 +84,7 @@ class _Zstd(io.RawIOBase):
     (each read's output is bounded); data that ends inside a frame is an error (``zstandard``'s own
     stream reader ends quietly there)."""
 
-    def __init__(self, source: BinaryIO) -> None:
+    def __init__(self, source: io.RawIOBase | io.BufferedReader) -> None:
         import zstandard
 
         self._zstd = zstandard
@@ -99,8 +102,8 @@ class _Zstd(io.RawIOBase):
     def _piece(self) -> memoryview | None:
         """The next compressed bytes, at most :data:`ZSTD_PIECE`; None at the end of the file."""
         if self._unused:
-            piece, self._unused = self._unused[:ZSTD_PIECE], self._unused[ZSTD_PIECE:]
-            return memoryview(piece)
+            unused, self._unused = self._unused[:ZSTD_PIECE], self._unused[ZSTD_PIECE:]
+            return memoryview(unused)
         if not self._input:
             self._input = memoryview(self._source.read(BUFFER))
             if not self._input:
@@ -137,20 +140,21 @@ class _Zstd(io.RawIOBase):
         except self._zstd.ZstdError:
             return None
 
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         while not self._output:
             output = self._decompress()
             if output is None:
                 return 0
             self._output = memoryview(output)
-        count = min(len(buffer), len(self._output))
-        buffer[:count] = self._output[:count]
+        view = memoryview(buffer)
+        count = min(len(view), len(self._output))
+        view[:count] = self._output[:count]
         self._output = self._output[count:]
         return count
 
 
 @contextmanager
-def open_stream(path: str, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[BinaryIO, bool]]:
+def open_stream(path: str, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[io.BufferedIOBase, bool]]:
     """The file's content as a binary stream, decompressed when it is gzip or zstd, and whether it was.
 
     ``on_bytes`` is called with the compressed bytes read (for a plain file the caller counts).
@@ -160,13 +164,13 @@ def open_stream(path: str, on_bytes: Callable[[int], None] | None = None) -> Ite
         if kind is None:
             yield raw, False
             return
-        source: BinaryIO = _Counting(raw, on_bytes) if on_bytes is not None else raw  # type: ignore[assignment]
+        source = _Counting(raw, on_bytes) if on_bytes is not None else raw
         if kind == "gzip":
-            with gzip.GzipFile(fileobj=source, mode="rb") as stream:
-                yield stream, True  # type: ignore[misc]
+            with gzip.GzipFile(fileobj=source, mode="rb") as unzipped:
+                yield unzipped, True
             return
         with io.BufferedReader(_Zstd(source), BUFFER) as stream:
-            yield stream, True  # type: ignore[misc]
+            yield stream, True
 
 
 def corrupt(path: str, exc: BaseException) -> InputError | None:

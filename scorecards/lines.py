@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from typing import BinaryIO, NamedTuple
+from io import BufferedIOBase
+from typing import NamedTuple
 
 BLOCK = 1 << 22
 BOM = b"\xef\xbb\xbf"
@@ -20,7 +21,7 @@ def most_ranges(size: int, parts: int, min_part: int) -> int:
     return max(1, min(parts, size // max(min_part, 1)))
 
 
-def _after_newline(handle: BinaryIO, offset: int, size: int) -> int:
+def _after_newline(handle: BufferedIOBase, offset: int, size: int) -> int:
     """The offset just after the first newline at or after ``offset`` (``size`` when none), found by
     reading blocks: a line of a gigabyte is never held whole."""
     handle.seek(offset)
@@ -82,7 +83,7 @@ class Lines:
     are yielded. :attr:`count` is the number of lines read so far, empty ones included.
     """
 
-    def __init__(self, handle: BinaryIO, start: int, end: int | None, on_bytes: Callable[[int], None] | None = None,
+    def __init__(self, handle: BufferedIOBase, start: int, end: int | None, on_bytes: Callable[[int], None] | None = None,
                  *, limit: int | None = None, utf8: bool = False) -> None:
         self._handle, self._start, self._end, self._on_bytes = handle, start, end, on_bytes
         self._limit, self._utf8 = MAX_LINE if limit is None else limit, utf8
@@ -166,7 +167,7 @@ class Lines:
             yield self.count, self._joined(parts, size)
 
 
-def iter_lines(handle: BinaryIO, start: int, end: int | None,
+def iter_lines(handle: BufferedIOBase, start: int, end: int | None,
                on_bytes: Callable[[int], None] | None = None) -> Iterator[Line | Oversized]:
     """Every line of ``[start, end)`` without its ``\\n``, empty ones included (:class:`Lines`)."""
     number = 0

@@ -98,12 +98,12 @@ def paper_table(result: ComparisonResult, cell: str = "sd") -> PaperTable:
     cells: dict[tuple[str, str], Cell] = {}
     for metric in metrics:
         means = {c: summary[(c, metric)]["mean"] for c in order}
-        best = _best(means, STRUCTURAL[metric].higher_is_better)  # type: ignore[arg-type]
+        best = _best(means, STRUCTURAL[metric].higher_is_better)
         for condition in order:
             s, d = summary[(condition, metric)], deltas.get((condition, metric), {})
             cells[(condition, metric)] = Cell(
                 s["mean"], s["sd"], s["ci_low"], s["ci_high"], d.get("delta"), d.get("ci_low"), d.get("ci_high"),
-                p_values.get((condition, metric)), condition in best)  # type: ignore[arg-type]
+                p_values.get((condition, metric)), condition in best)
     return PaperTable(order, metrics, cells, _caption(result, cell), cell)
 
 

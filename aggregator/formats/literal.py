@@ -83,7 +83,7 @@ def as_json(text: str) -> str | None:
     append = out.append
     after_value = False
     position, end = 0, len(text)
-    match: Callable[[str, int], re.Match[str] | None] = _TOKEN.match  # type: ignore[assignment]
+    match: Callable[[str, int], re.Match[str] | None] = _TOKEN.match
     while position < end:
         found = match(text, position)
         if found is None:

@@ -7,7 +7,7 @@ intervals and p-values from ``paired``, and the ``flips`` and ``self_consistency
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -115,7 +115,8 @@ def _tone(low: float | None, high: float | None) -> str:
     return "good" if low > 0 else "bad" if high < 0 else ""
 
 
-def _shown(result: ComparisonResult, frame: pl.DataFrame) -> list[dict[str, object]]:
+def _shown(result: ComparisonResult, frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """The rows of the shown metrics, in their order (Polars types row values as Any)."""
     order = {m: i for i, m in enumerate(result.metrics_shown)}
     return sorted((r for r in frame.iter_rows(named=True) if r["metric"] in order),
                   key=lambda r: order[str(r["metric"])])
@@ -127,7 +128,7 @@ def conditions_table(result: ComparisonResult) -> str:
     rows = []
     for r in _shown(result, result.conditions):
         name = name_html(r["condition"]) + (' <span class="tag">baseline</span>' if r["condition"] == result.baseline else "")
-        seeds = ", ".join(map(str, r["seeds"])) or "—"  # type: ignore[call-overload]
+        seeds = ", ".join(map(str, r["seeds"])) or "—"
         rows.append([f"<td>{esc(label(str(r['metric'])))}</td>", f'<th scope="row">{name}</th>',
                      _num(str(r["n_defined"])), f"<td>{esc(seeds)}</td>", _num(mean_sd(r)),
                      _num(interval(r["ci_low"], r["ci_high"])), _num(markdown_cell(r["seed_share"], 2)),

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from aggregator.metrics.family import Family
     from aggregator.metrics.registry import Registry
+    from aggregator.metrics.values import MetricValue
 
 __all__ = [
     "WARNINGS", "CheckInput", "Finding", "RaisedWarning", "RunWarnings", "UnknownWarningCode", "WarningCode",
@@ -73,7 +74,7 @@ def known_codes(codes: Sequence[str]) -> tuple[str, ...]:
 
 def check_run(
     table: pl.DataFrame,
-    metrics: Mapping[str, object],
+    metrics: Mapping[str, MetricValue],
     counts: Mapping[str, int] | None = None,
     allow: Iterable[str] = (),
     registry: Registry | None = None,
@@ -83,6 +84,8 @@ def check_run(
     core's and those of ``families``; affected columns are looked up in ``registry`` (default: the
     core registry). Codes in ``allow`` are raised but silenced (:attr:`RunWarnings.allowed`)."""
     if registry is None:
-        from aggregator.metrics.structural import STRUCTURAL as registry
+        from aggregator.metrics.structural import STRUCTURAL
+
+        registry = STRUCTURAL
 
     return _for_families(tuple(families)).check(CheckInput(table, metrics, counts or {}), registry, allow)

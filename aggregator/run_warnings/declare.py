@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.metrics.registry import Registry
+    from aggregator.metrics.values import MetricValue
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class CheckInput:
     oddities the reader counted (e.g. ``polarity_defaulted``)."""
 
     table: pl.DataFrame
-    metrics: Mapping[str, object]
+    metrics: Mapping[str, MetricValue]
     counts: Mapping[str, int] = field(default_factory=dict)
 
 
