@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator
 from io import BufferedIOBase
 from typing import NamedTuple
 
+from scorecards.utf8 import is_utf8, utf8_error
+
 BLOCK = 1 << 22
 BOM = b"\xef\xbb\xbf"
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
@@ -116,14 +118,10 @@ class Lines:
         return line
 
     def _check(self, line: Line) -> None:
-        from scorecards.scan import is_utf8, utf8_error
-
         if not is_utf8(bytes(line)):
             self.invalid[self.count] = utf8_error(line) or "invalid UTF-8"
 
     def __iter__(self) -> Iterator[tuple[int, Line | Oversized]]:
-        from scorecards.scan import is_utf8
-
         parts: list[bytes] = []
         size = 0
         for block in self._blocks():

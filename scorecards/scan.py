@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from scorecards.compressed import compression_of
 from scorecards.lines import BLOCK, Lines, Oversized
+from scorecards.utf8 import is_utf8 as is_utf8  # the checks live in scorecards.utf8 (shared with the line reader)
+from scorecards.utf8 import utf8_error as utf8_error
 
 
 @dataclass
@@ -28,32 +30,6 @@ class FileScan:
 
     sha256: str
     invalid: dict[int, str] = field(default_factory=dict)
-
-
-def utf8_error(line: bytes | memoryview) -> str | None:
-    """``invalid UTF-8 at byte N`` for a line that is not UTF-8, else None."""
-    try:
-        str(line, "utf-8")
-    except UnicodeDecodeError as exc:
-        return f"invalid UTF-8 at byte {exc.start}"
-    return None
-
-
-def is_utf8(data: bytes) -> bool:
-    """``data`` is UTF-8 (checked in Polars, without building a ``str``).
-
-    Any failure of the cast counts as "not UTF-8": the lines are then checked one by one
-    with Python's decoder, which has the last word.
-    """
-    if data.isascii():
-        return True
-    import polars as pl
-
-    try:
-        pl.Series([data], dtype=pl.Binary).cast(pl.String)
-    except pl.exceptions.PolarsError:
-        return False
-    return True
 
 
 def whole_chars(block: bytes) -> int:

@@ -1,8 +1,9 @@
 """One reader contract for every format (issue #25): any input gives a result or ``FILE:LINE: reason``.
 
 Each reader is fed random bytes and random mutations of its valid cases (:mod:`tests.reader_contract`):
-the six formats of ``aggregate score`` / ``convert`` (read, paired, scored by every scorer of the format,
-written as the files of ``score --outdir`` and as converted scorecards), taxonomy files, and compressed
+the six formats of ``aggregate score`` / ``convert`` (read, paired, scored by every scorer of the format, with
+the error anatomy of ``--errors``, written as the files of ``score --outdir`` and as converted scorecards),
+taxonomy files, and compressed
 and plain scorecards. Anything but :class:`~scorecards.errors.InputError` fails. ``--run-slow`` runs
 ten times as many examples.
 """
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from aggregator.formats import FORMAT_NAMES
 from aggregator.formats.convert import scorecard_rows
+from aggregator.formats.errors import anatomy, anatomy_lines
 from aggregator.formats.evaluate import evaluate, read_pairs
 from aggregator.formats.files import score_files
 from aggregator.formats.payload import payload, summary_lines
@@ -61,8 +63,10 @@ def _score_and_convert(fmt: str, gold: Path, pred: Path) -> None:
     for compat in [s.name for s in FORMATS[fmt].scorers] or ["official"]:
         evaluation = evaluate(gold, pred, fmt, compat)
         body = payload(evaluation)
+        body["errors"] = anatomy(evaluation)
         json.dumps(body, ensure_ascii=False).encode()
         summary_lines(evaluation)
+        anatomy_lines(body["errors"])
         score_files(evaluation, body, "sound", spreadsheet_safe=True)
     spec, pairs = read_pairs(gold, pred, fmt)
     b"".join(json.dumps(row, ensure_ascii=False).encode() for row in scorecard_rows(spec, pairs, "run"))
