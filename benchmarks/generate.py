@@ -10,6 +10,7 @@ their traces and every sample (run id, split, key) is unique.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
@@ -33,17 +34,23 @@ def source_lines(source: Path) -> list[bytes]:
     return [line for path in files for line in path.read_bytes().splitlines() if line.strip()]
 
 
-def generate(source: Path, rows: int, out: Path) -> Path:
-    """Write ``rows`` lines to ``out`` (atomically) and return it."""
+
+def replicated(source: Path, rows: int) -> Iterator[bytes]:
+    """``rows`` lines (each with its newline): the source's rows in turn, every sample key with a replica suffix."""
     lines = source_lines(source)
     keys = [msgspec.json.decode(line, type=_Row).meta.text_id for line in lines]
+    for i in range(rows):
+        line, key = lines[i % len(lines)], keys[i % len(lines)]
+        fresh = f"{key}-r{i // len(lines)}"
+        yield line.replace(f'"{key}"'.encode(), f'"{fresh}"'.encode()) + b"\n"
+
+
+def generate(source: Path, rows: int, out: Path) -> Path:
+    """Write ``rows`` lines to ``out`` (atomically) and return it."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".part")
     with open(tmp, "wb") as handle:
-        for i in range(rows):
-            line, key = lines[i % len(lines)], keys[i % len(lines)]
-            fresh = f"{key}-r{i // len(lines)}"
-            handle.write(line.replace(f'"{key}"'.encode(), f'"{fresh}"'.encode()) + b"\n")
+        handle.writelines(replicated(source, rows))
     tmp.replace(out)
     return out
 

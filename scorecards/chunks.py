@@ -18,7 +18,7 @@ import msgspec
 
 from scorecards.compressed import corrupt, open_stream
 from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP
-from scorecards.lines import Line, is_blank, iter_lines
+from scorecards.lines import Line, Lines, Oversized, is_blank
 from scorecards.record import BadRow, SampleRecord, to_record
 from scorecards.schema import ROW_DECODER, Row
 
@@ -98,7 +98,9 @@ def read_range(
     here: bool = False,
 ) -> Chunk[T]:
     """Decode the lines of ``[start, end)`` (``end`` None: a compressed file's whole stream);
-    stop at the first bad one unless skipping.
+    stop at the first bad one unless skipping. A line over :data:`~scorecards.lines.MAX_LINE` is a
+    bad line; so is, in a compressed stream, a line that is not UTF-8 (checked here as the stream
+    passes: the stream is decompressed once; :mod:`scorecards.scan` checks plain files).
 
     The cyclic garbage collector is paused meanwhile: decoded rows hold no cycles, and
     its passes over the many small objects cost a fifth of the time. ``here``: this is
@@ -111,13 +113,17 @@ def read_range(
     rows: list[T] = chunk.items if pack is None else []
     try:
         with open_stream(path, on_bytes) as (handle, compressed):
-            lines = iter_lines(handle, start, end, None if compressed else on_bytes)
-            for local, raw in enumerate(lines, 1):
-                chunk.lines = local
-                if is_blank(raw):
+            lines = Lines(handle, start, end, None if compressed else on_bytes, utf8=compressed)
+            for local, raw in lines:
+                chunk.lines = lines.count
+                if not isinstance(raw, Oversized) and is_blank(raw):
                     continue
                 chunk.rows += 1
                 try:
+                    if isinstance(raw, Oversized):
+                        raise BadRow(raw.reason())
+                    if local in lines.invalid:
+                        raise BadRow(lines.invalid[local])
                     record = to_record(decode_row(raw, decoder), local, run_id)
                 except BadRow as exc:
                     if not skip_bad_lines:
@@ -133,6 +139,7 @@ def read_range(
                 if pack is not None and len(rows) == PACK_ROWS:
                     chunk.items.append(pack(rows) if load is None else load([pack(rows)]))
                     rows = []
+            chunk.lines = lines.count
     except Exception as exc:
         damaged = corrupt(path, exc)
         if damaged is None:

@@ -1,10 +1,15 @@
 """Compressed scorecards: gzip and zstd, recognised by their magic bytes (not by the file name),
-read as a stream of decompressed bytes.
+read as a stream of decompressed bytes in one pass.
 
 A compressed file cannot be cut into byte ranges for several decoders, so it is decoded by one
-process as it is decompressed; everything downstream sees the same lines as for the plain
-file, so the outputs are the same. Memory holds one block of decompressed data at a time.
-zstd uses the ``zstandard`` package (Python 3.11's standard library has no zstd).
+process as it is decompressed; everything downstream sees the same lines as for the plain file,
+so the outputs are the same. Memory is bounded whatever the ratio: each read returns at most what
+:data:`ZSTD_PIECE` compressed bytes decompress to (a zstd block of 128 KiB per 4 bytes: at most
+32 MiB; gzip decompresses at most the size asked). zstd data may hold several frames and
+skippable frames (``pzstd`` writes one first); a frame whose window exceeds :data:`MAX_WINDOW`
+(``zstd --long=31``) is refused by name, as ``zstd -d`` refuses it without ``--long``. xz, bzip2,
+lz4, zip and 7z files are named as formats that are not read. zstd uses the ``zstandard``
+package (Python 3.11's standard library has no zstd).
 """
 
 from __future__ import annotations
@@ -22,14 +27,30 @@ if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
 Compression = Literal["gzip", "zstd"]
-MAGIC: dict[bytes, Compression] = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd"}
+SKIPPABLE = tuple(bytes([0x50 + low, 0x2A, 0x4D, 0x18]) for low in range(16))
+"""The magic numbers of zstd's skippable frames (``pzstd`` starts its files with one)."""
+MAGIC: dict[bytes, Compression] = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd",
+                                   **dict.fromkeys(SKIPPABLE, "zstd")}
+UNSUPPORTED = {b"\xfd7zXZ\x00": ("xz", "xz -d"), b"BZh": ("bzip2", "bzip2 -d"), b"\x04\x22\x4d\x18": ("lz4", "lz4 -d"),
+               b"PK\x03\x04": ("zip", "unzip"), b"7z\xbc\xaf\x27\x1c": ("7z", "7z x")}
+"""Compressed formats that are not read, with the command that decompresses them."""
 BUFFER = 1 << 20
+ZSTD_PIECE = 1 << 10
+"""Compressed bytes given to the zstd decoder at a time: its output is at most 128 KiB per 4 of them."""
+MAX_WINDOW = 1 << 27
+"""The largest zstd window read (128 MiB, zstd's own default limit for decompression)."""
+_BZIP2_BLOCK = b"1AY&SY"
 
 
 def compression_of(path: str) -> Compression | None:
-    """``gzip`` or ``zstd`` when the file starts with that format's magic bytes, else None (plain)."""
+    """``gzip`` or ``zstd`` when the file starts with that format's magic bytes, else None (plain).
+    Raises :class:`InputError` for a compressed format that is not read."""
     with open(path, "rb") as handle:
-        head = handle.read(4)
+        head = handle.read(10)
+    for magic, (name, command) in UNSUPPORTED.items():
+        if head.startswith(magic) and (name != "bzip2" or head[3:4].isdigit() and head[4:10] == _BZIP2_BLOCK):
+            raise InputError(f"{path}: is {name}-compressed, a format not read (gzip and zstd are): decompress it "
+                             f"first ({command}), or recompress it with gzip or zstd")
     return next((kind for magic, kind in MAGIC.items() if head.startswith(magic)), None)
 
 
@@ -50,39 +71,85 @@ class _Counting(io.RawIOBase):
         return count or 0
 
 
+class WindowTooLarge(EOFError):
+    """A zstd frame needs a window larger than :data:`MAX_WINDOW` (its size in bytes, or None if unknown)."""
+
+    def __init__(self, window: int | None) -> None:
+        super().__init__(window)
+        self.window = window
+
+
 class _Zstd(io.RawIOBase):
-    """Decompressed zstd frames, one after another; data that ends inside a frame is an error
-    (``zstandard``'s own stream reader ends quietly there)."""
+    """Decompressed zstd frames, one after another, fed :data:`ZSTD_PIECE` compressed bytes at a time
+    (each read's output is bounded); data that ends inside a frame is an error (``zstandard``'s own
+    stream reader ends quietly there)."""
 
     def __init__(self, source: io.RawIOBase | io.BufferedReader) -> None:
         import zstandard
 
+        self._zstd = zstandard
+        self._decompressor = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW)
         self._source = source
-        self._new = zstandard.ZstdDecompressor().decompressobj
-        self._frame = self._new()
-        self._pending = b""
-        self._started = False
+        self._input = memoryview(b"")
+        self._unused = b""
+        self._frame: zstandard.ZstdDecompressionObj | None = None
+        self._header = b""
+        self._output = memoryview(b"")
 
     def readable(self) -> bool:
         return True
 
+    def _piece(self) -> memoryview | None:
+        """The next compressed bytes, at most :data:`ZSTD_PIECE`; None at the end of the file."""
+        if self._unused:
+            unused, self._unused = self._unused[:ZSTD_PIECE], self._unused[ZSTD_PIECE:]
+            return memoryview(unused)
+        if not self._input:
+            self._input = memoryview(self._source.read(BUFFER))
+            if not self._input:
+                return None
+        piece, self._input = self._input[:ZSTD_PIECE], self._input[ZSTD_PIECE:]
+        return piece
+
+    def _decompress(self) -> bytes | None:
+        """Some decompressed bytes (possibly none); None at the clean end of the data."""
+        piece = self._piece()
+        if piece is None:
+            if self._frame is not None:
+                raise EOFError("zstd data ends inside a frame")
+            return None
+        if self._frame is None:
+            self._frame = self._decompressor.decompressobj()
+            self._header = b""
+        if len(self._header) < 18:
+            self._header += bytes(piece[: 18 - len(self._header)])
+        try:
+            output: bytes = self._frame.decompress(piece)
+        except self._zstd.ZstdError as exc:
+            if "too much memory" in str(exc):
+                raise WindowTooLarge(self._window()) from None
+            raise
+        if self._frame.eof:
+            self._unused = self._frame.unused_data + self._unused  # a part of the last piece: small
+            self._frame = None
+        return output
+
+    def _window(self) -> int | None:
+        try:
+            return int(self._zstd.get_frame_parameters(self._header).window_size)
+        except self._zstd.ZstdError:
+            return None
+
     def readinto(self, buffer: WriteableBuffer) -> int:
-        while not self._pending:
-            data = self._source.read(BUFFER)
-            if not data:
-                if self._started and not self._frame.eof:
-                    raise EOFError("zstd data ends inside a frame")
+        while not self._output:
+            output = self._decompress()
+            if output is None:
                 return 0
-            while data:
-                if self._frame.eof:
-                    self._frame = self._new()
-                self._started = True
-                self._pending += self._frame.decompress(data)
-                data = self._frame.unused_data if self._frame.eof else b""
+            self._output = memoryview(output)
         view = memoryview(buffer)
-        count = min(len(view), len(self._pending))
-        view[:count] = self._pending[:count]
-        self._pending = self._pending[count:]
+        count = min(len(view), len(self._output))
+        view[:count] = self._output[:count]
+        self._output = self._output[count:]
         return count
 
 
@@ -107,7 +174,13 @@ def open_stream(path: str, on_bytes: Callable[[int], None] | None = None) -> Ite
 
 
 def corrupt(path: str, exc: BaseException) -> InputError | None:
-    """The one-line error for damaged compressed data (truncated, bad checksum), else None."""
+    """The one-line error for damaged compressed data (truncated, bad checksum) or a zstd window too
+    large to read, else None."""
+    if isinstance(exc, WindowTooLarge):
+        size = "an unknown size" if exc.window is None else f"{exc.window / (1 << 20):,.0f} MiB"
+        return InputError(f"{path}: the zstd data needs a window of {size} (written with zstd --long or "
+                          f"--ultra); windows over {MAX_WINDOW >> 20} MiB are not read, to bound memory: decompress it "
+                          "first (zstd -d --long=31) or recompress it without --long")
     errors: tuple[type[BaseException], ...] = (gzip.BadGzipFile, EOFError, zlib.error)
     try:
         import zstandard

@@ -7,7 +7,9 @@ against ~1.7 GB/s for decoding each line into a ``str``). A newline is ASCII and
 part of a multi-byte character, so the file is UTF-8 exactly when every line is. Only
 when it is not are the lines decoded one by one, to name each bad line as the contract
 wants: ``invalid UTF-8 at byte N``, N counted from the start of the line (after a
-byte-order mark on line 1).
+byte-order mark on line 1). A compressed file is only hashed here (its compressed bytes): its
+decoder checks the UTF-8 rule as the decompressed stream passes (:class:`~scorecards.lines.Lines`),
+so it is decompressed once.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from io import BufferedIOBase
 
-from scorecards.compressed import compression_of, open_stream
-from scorecards.lines import BLOCK, iter_lines
+from scorecards.compressed import compression_of
+from scorecards.lines import BLOCK, Lines, Oversized
+from scorecards.utf8 import is_utf8 as is_utf8  # the checks live in scorecards.utf8 (shared with the line reader)
+from scorecards.utf8 import utf8_error as utf8_error
 
 
 @dataclass
@@ -27,32 +30,6 @@ class FileScan:
 
     sha256: str
     invalid: dict[int, str] = field(default_factory=dict)
-
-
-def utf8_error(line: bytes | memoryview) -> str | None:
-    """``invalid UTF-8 at byte N`` for a line that is not UTF-8, else None."""
-    try:
-        str(line, "utf-8")
-    except UnicodeDecodeError as exc:
-        return f"invalid UTF-8 at byte {exc.start}"
-    return None
-
-
-def is_utf8(data: bytes) -> bool:
-    """``data`` is UTF-8 (checked in Polars, without building a ``str``).
-
-    Any failure of the cast counts as "not UTF-8": the lines are then checked one by one
-    with Python's decoder, which has the last word.
-    """
-    if data.isascii():
-        return True
-    import polars as pl
-
-    try:
-        pl.Series([data], dtype=pl.Binary).cast(pl.String)
-    except pl.exceptions.PolarsError:
-        return False
-    return True
 
 
 def whole_chars(block: bytes) -> int:
@@ -73,10 +50,13 @@ def whole_chars(block: bytes) -> int:
 
 
 def invalid_lines(path: str, *, first_only: bool) -> dict[int, str]:
-    """Every line of ``path`` (decompressed) that is not UTF-8 (or the first), read line by line."""
+    """Every line of the plain file ``path`` that is not UTF-8 (or the first), read line by line (a line
+    over :data:`~scorecards.lines.MAX_LINE` is bad anyway, and not read)."""
     invalid: dict[int, str] = {}
-    with open_stream(path) as (handle, _):
-        for number, line in enumerate(iter_lines(handle, 0, None), 1):
+    with open(path, "rb") as handle:
+        for number, line in Lines(handle, 0, None):
+            if isinstance(line, Oversized):
+                continue
             reason = utf8_error(line)
             if reason is not None:
                 invalid[number] = reason
@@ -106,23 +86,10 @@ def char_blocks(fd: int, size: int) -> Iterator[bytes]:
         offset += len(block)
 
 
-def stream_char_blocks(stream: BufferedIOBase) -> Iterator[bytes]:
-    """A stream's bytes in blocks, each cut before a multi-byte character straddling its end
-    (the cut bytes start the next block), as :func:`char_blocks` for a file."""
-    carry = b""
-    while block := stream.read(BLOCK):
-        block = carry + block
-        cut = whole_chars(block)
-        carry = block[cut:]
-        yield block[:cut]
-    if carry:
-        yield carry
-
-
 def scan_file(path: str, *, first_only: bool = False) -> FileScan:
     """Hash ``path`` and find its lines that are not UTF-8 (only the first with ``first_only``).
 
-    A compressed file is hashed as it is on disk and checked as decompressed.
+    A compressed file is hashed as it is on disk; its decoder checks its lines (module doc).
     """
     import hashlib  # here, in the reader's thread: not on the path to forking the decoders
 
@@ -132,8 +99,6 @@ def scan_file(path: str, *, first_only: bool = False) -> FileScan:
         with open(path, "rb") as raw:
             while block := raw.read(BLOCK):
                 digest.update(block)
-        with open_stream(path) as (stream, _):
-            valid = all(is_utf8(block) for block in stream_char_blocks(stream))
     else:
         with open(path, "rb") as handle:
             fd = handle.fileno()

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorecards.compressed import MAGIC
+from scorecards.compressed import MAGIC, UNSUPPORTED
 
 Json = Any
 Path_ = tuple[str | int, ...]
@@ -172,9 +172,9 @@ def to_line(row: Json, ascii_only: bool = True) -> bytes:
 
 def plain_line(data: bytes) -> bytes:
     """Random bytes as one line of a plain file: no newline, and not opening with a compressed
-    format's magic bytes (as a file's first line that would make it a gzip or zstd file)."""
+    format's magic bytes (as a file's first line that would make it a gzip or zstd file, or one not read)."""
     data = data.replace(b"\n", b"")
-    return b"x" + data if data.startswith(tuple(MAGIC)) else data
+    return b"x" + data if data.startswith((*MAGIC, *UNSUPPORTED)) else data
 
 
 line_bytes = st.binary(max_size=48).map(plain_line)

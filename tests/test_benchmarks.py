@@ -79,6 +79,15 @@ def test_bench_scale_runs_on_small_inputs(tmp_path: Path) -> None:
     assert "report.html" in done.stdout and "peak RSS of the process tree" in done.stdout
 
 
+def test_bench_hostile_runs_on_small_inputs(tmp_path: Path) -> None:
+    done = run("bench_hostile.py", "--bomb-mb", "1", "--line-mb", "1", "--blank-lines", "1000", "--runs", "14",
+               "--only", "read", "compare", "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "| zstd bomb: 1 MB of rows |" in done.stdout and "longer than the limit" not in done.stdout
+    assert "| 1,000 blank lines and a row, .gz |" in done.stdout and "compare --each-run of 14 runs" in done.stdout
+    assert str(tmp_path) not in done.stdout
+
+
 def test_bench_legacy_runs_on_a_small_generated_input(tmp_path: Path) -> None:
     done = run("bench_legacy.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr

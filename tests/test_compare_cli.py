@@ -178,4 +178,4 @@ def test_unwritable_outdir_is_one_line(tmp_path: Path) -> None:
     done = run_cli("compare", RUNS / "cr_n50_m0_v2__seed42", RUNS / "cr_n50_m0_v2__seed123", "--outdir", blocker / "out",
                    "--resamples", "10")
     assert done.returncode == 2
-    assert "cannot write outputs" in one_error_line(done.stderr)
+    assert "lies below a file: choose another directory with --outdir" in one_error_line(done.stderr)

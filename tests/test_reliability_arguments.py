@@ -37,15 +37,20 @@ def error_line(done: subprocess.CompletedProcess[str], *hints: str) -> str:
     return lines[0]
 
 
-def test_an_outdir_through_a_symlink_loop(tmp_path: Path) -> None:
-    """Was ``RuntimeError: Symlink loop`` and exit 1."""
+@pytest.mark.parametrize("below", ["", "out"])
+def test_an_outdir_through_a_symlink_loop(tmp_path: Path, below: str) -> None:
+    """Was ``RuntimeError: Symlink loop`` and exit 1; an ``--outdir`` that is itself the loop was told "the path
+    is a file" (issue #25). Every command that writes now names the loop, before reading anything."""
     (tmp_path / "loop").symlink_to("loop")
-    error_line(run_cli(RUN, "--outdir", tmp_path / "loop" / "out"), "cannot write outputs", "loop of symbolic links")
-    several = run_cli(RUN, PAIR[0], "--outdir", tmp_path / "loop")
-    assert several.returncode == 2 and "Traceback" not in several.stderr
-    assert [line.count("loop of symbolic links") for line in several.stderr.splitlines()] == [1, 1, 0]
-    error_line(run_cli("compare", *PAIR, "--outdir", tmp_path / "loop" / "c", "--resamples", "10"),
-               "cannot write outputs")
+    outdir = tmp_path / "loop" / below if below else tmp_path / "loop"
+    loop = "goes round a loop of symbolic links: choose another directory with --outdir"
+    error_line(run_cli(RUN, "--outdir", outdir), loop)
+    error_line(run_cli(RUN, PAIR[0], "--outdir", outdir), loop)
+    error_line(run_cli("compare", *PAIR, "--outdir", outdir, "--resamples", "10"), loop)
+    peer = Path(__file__).parent / "fixtures" / "peer" / "aste" / "case_1"
+    error_line(run_cli("score", peer / "gold.txt", peer / "pred.txt", "--format", "aste", "--outdir", outdir), loop)
+    error_line(run_cli("convert", peer / "gold.txt", peer / "pred.txt", "--format", "aste", "--out",
+                       outdir / "x.jsonl"), "goes round a loop of symbolic links: choose another file with --out")
 
 
 def seeded_runs(tmp_path: Path, seed: str) -> list[Path]:

@@ -254,9 +254,10 @@ def test_read_only_output_directory_for_real(previous: tuple[Path, dict[str, byt
 
 def test_output_path_below_a_file(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
-    for outdir in (tmp_path / "file", tmp_path / "file" / "out"):
-        error_line(invoke(RUN, "--outdir", outdir), tmp_path / "nothing", "cannot write outputs",
-                   "the path is a file or lies below one: choose a directory with --outdir")
+    for outdir, reason in ((tmp_path / "file", "is a file, not a directory"),
+                           (tmp_path / "file" / "out", "the path lies below a file")):
+        error_line(invoke(RUN, "--outdir", outdir), tmp_path / "nothing", f"{outdir}: {reason}: choose another directory "
+                   "with --outdir")
     assert (tmp_path / "file").read_text() == "x"
 
 

@@ -129,7 +129,10 @@ def test_markdown_tables_keep_their_shape_whatever_the_names(hostile: list[Path]
     table = (tmp_path / "run" / "structural_metrics_table.md").read_text(encoding="utf-8")
     first, _, rest = table.partition("\n")
     assert first == f"# Structural metrics — {md_code(MARKDOWN + '__seed1')}"
-    assert "<script>" not in rest.replace(md_code(MARKDOWN + "__seed1"), "")
+    spans = (md_code(MARKDOWN + "__seed1"), md_code(MARKDOWN), md_code(MARKDOWN, in_table=True))
+    for span in spans:  # the run id, and the sample key in the examples of the error anatomy
+        rest = rest.replace(span, "")
+    assert "<script>" not in rest
 
 
 @pytest.mark.parametrize("name", [MARKDOWN, "``x``", "` y", "| a |", "", " ", "plain"])
@@ -144,3 +147,80 @@ def test_prose_escapes_every_markup_character() -> None:
     text = md_text("1. a_b _c_ *d* [e](f) <g> `h` | i ~j~ &amp;\n# k")
     newline = "\\\\n"  # the newline as its escape \\n, whose backslash is escaped in turn
     assert text == "1\\. a_b \\_c\\_ \\*d\\* \\[e\\](f) \\<g\\> \\`h\\` \\| i \\~j\\~ \\&amp;" + newline + "# k"
+
+
+FORGED = "r\nforged: 999 rows, 999 with gold"
+
+
+def test_a_newline_in_a_name_forges_no_line(tmp_path: Path) -> None:
+    """A newline in a run id printed as a line of its own in the ``aggregate RUN`` and ``compare`` summaries
+    (issue #25): each printed line is escaped whole, so the name shows as ``r\\nforged…`` on its line."""
+    runs = [hostile_run(tmp_path / f"run{i}", f"{FORGED if i % 2 else 'base'}__seed{i}", ["k1", FORGED, "k3"], i)
+            for i in range(4)]
+    outputs = [
+        run_cli(runs[1], "--outdir", tmp_path / "a"),
+        run_cli(runs[1], runs[3], "--outdir", tmp_path / "b"),
+        run_cli("compare", *runs, "--outdir", tmp_path / "c", "--resamples", "20"),
+        run_cli("samples", runs[1]),
+        run_cli(runs[1], "--outdir", tmp_path / "x\nforged: error"),
+    ]
+    for done in outputs:
+        assert done.returncode in (0, 2) and "Traceback" not in done.stderr, done.stderr
+        lines = (done.stdout + done.stderr).splitlines()
+        assert not [line for line in lines if line.lstrip(" │|").startswith("forged")], lines
+    assert printable(FORGED + "__seed1") in outputs[0].stdout and printable(FORGED) in outputs[2].stdout
+    assert printable(FORGED) in outputs[3].stdout
+
+
+def test_score_per_sentence_csv_is_spreadsheet_safe_on_request(tmp_path: Path) -> None:
+    """``score --outdir`` wrote sentence keys starting a formula into per_sentence.csv, with no way to guard them."""
+    lines = [json.dumps({"id": key, "sentence_form": "s", "annotation": [["본품#품질", [None, 0, 0], "positive"]]},
+                        ensure_ascii=False) for key in FORMULAS]
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    exact = run_cli("score", gold, gold, "--format", "nikluge", "--outdir", tmp_path / "exact", "-q")
+    safe = run_cli("score", gold, gold, "--format", "nikluge", "--outdir", tmp_path / "safe", "-q", "--spreadsheet-safe")
+    assert exact.returncode == safe.returncode == 0, exact.stderr + safe.stderr
+    keys = pl.read_csv(tmp_path / "exact" / "per_sentence.csv", infer_schema=False).get_column("key").to_list()
+    assert keys == FORMULAS
+    for name in ("per_sentence.csv", "units.csv"):
+        assert not [cell for cell in cells((tmp_path / "safe" / name).read_bytes()) if runs_formula(cell)], name
+    assert pl.read_parquet(tmp_path / "safe" / "per_sentence.parquet").get_column("key").to_list() == FORMULAS
+    assert json.loads((tmp_path / "safe" / "score.json").read_text())["provenance"]["spreadsheet_safe"] is True
+
+
+CAPTION = "x\n\n# Owned <script>alert(1)</script><img src=x onerror=alert(1)> [l](javascript:alert(1)) \x1b]52;c;aGk=\x07"
+
+
+def test_names_in_the_paper_caption_and_tex_are_escaped(tmp_path: Path) -> None:
+    """``paper.md`` wrote condition names raw into its caption (a heading, ``<script>``, ``<img onerror>``, a
+    ``javascript:`` link, ESC / OSC 52), and control characters and blank lines reached ``paper.tex``."""
+    runs = [hostile_run(tmp_path / f"run{i}", f"{CAPTION if i % 2 else 'base'}__seed{i}", ["k1", "k2", "k3"], i)
+            for i in range(4)]
+    done = run_cli("compare", *runs, "--outdir", tmp_path / "c", "--resamples", "20", "-q", "--paper", "sd")
+    assert done.returncode == 0, done.stderr
+    markdown = (tmp_path / "c" / "paper.md").read_text(encoding="utf-8")
+    tex = (tmp_path / "c" / "paper.tex").read_text(encoding="utf-8")
+    for text in (markdown, tex):
+        assert only_printable(text) and "\n\n\n" not in text
+    [caption] = [line for line in markdown.split("\n") if line.startswith("Table: ")]
+    assert md_text(printable(CAPTION)) in caption
+    for raw in ("<script>", "<img", "](javascript:", "[l]"):
+        assert not re.search(r"(?<!\\)" + re.escape(raw), caption), raw  # only backslash-escaped
+    assert not [line for line in markdown.split("\n") if line.startswith("#")]
+    assert "\\caption{" in tex and not [line for line in tex.split("\n") if not line.strip()][:-1]
+
+
+def test_no_name_can_reorder_the_run_report(hostile: list[Path], tmp_path: Path) -> None:
+    """A U+202E in a run id or sample key reached the page raw (issue #25): the markup shows it as its escape
+    inside ``<bdi>``, and the sample table's keys are escaped in the page's data."""
+    from aggregator.report.html import name_html
+    from tests.test_report import markup, report_data
+
+    assert run_cli(hostile[0], "--outdir", tmp_path / "run", "--quiet").returncode == 0
+    page = (tmp_path / "run" / "report.html").read_bytes()
+    shown = markup(page)
+    assert "\u202e" not in shown and "\x1b" not in shown
+    assert f"<h1>{name_html(f'{FORMULAS[0]}{TERMINAL}__seed0')}" in shown
+    keys = report_data(page)["samples"]["key"]
+    assert printable(TERMINAL) in keys and TERMINAL not in keys

@@ -114,3 +114,29 @@ def test_an_axis_over_one_value_gets_width(tmp_path: Path) -> None:
 def test_spread_values_get_no_padding(fixture_runs: object) -> None:
     values = report_data(comparison_report(fixture_runs))["charts"]["conditions"]["data"]["values"]
     assert not [v for v in values if v["kind"] == "pad" and v["unit"] == "Surface" and v["metric"] == "F1 S2"]
+
+
+BIDI = "ab\u202eevil"
+
+
+def test_names_in_the_report_tables_are_isolated_and_cannot_reorder_a_cell(tmp_path: Path) -> None:
+    """A U+202E in a condition reordered its HTML cell, and the agreement table showed Markdown backticks
+    around its scopes (issue #25): every name in a table is now ``<bdi>`` holding its escaped text."""
+    runs = []
+    for i, source in enumerate(("cr_n50_m0_v2__seed42", "cr_n50_m1_v2__seed42", "cr_n50_m1_v2__seed123")):
+        text = (RUNS / source / "scorecards.jsonl").read_text(encoding="utf-8")
+        run_id = f"{BIDI if i else 'base'}__seed{i}"
+        path = tmp_path / source / "scorecards.jsonl"
+        path.parent.mkdir()
+        path.write_text(text.replace(f"{source}_proposed", run_id.replace("\u202e", "\\u202e")), encoding="utf-8")
+        runs.append(path)
+    result = compare_runs(runs, resamples=20)
+    assert result.agreement.height
+    html = comparison_report(result).decode("utf-8")
+    tables = re.findall(r"<table.*?</table>", html, flags=re.S)
+    assert len(tables) >= 5
+    for table in tables:
+        assert "\u202e" not in table and "`" not in table
+    assert f"<bdi>{BIDI.replace(chr(0x202e), '&#x5c;u202e')}</bdi>" in html.replace("\\u202e", "&#x5c;u202e")
+    scopes = re.findall(r'<th scope="row">(.*?)</th>', tables[2])
+    assert scopes and all(scope.startswith("<bdi>") for scope in scopes), scopes

@@ -75,6 +75,8 @@ test_scan_names_the_lines_a_per_line_decode_rejects, test_scan_names_the_lines_s
 def test_random_lines_never_open_a_compressed_file(data: bytes) -> None:
     assert compression_of_bytes(plain_line(data) + b"\n") is None
     assert compression_of_bytes(plain_line(b"\x28\xb5\x2f\xfd" + data)) is None
+    assert compression_of_bytes(plain_line(b"P*M\x18" + data)) is None
+    assert compression_of_bytes(plain_line(b"\xfd7zXZ\x00" + data)) is None
 
 
 def compression_of_bytes(data: bytes) -> str | None:

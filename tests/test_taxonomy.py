@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -41,17 +42,25 @@ def test_a_taxonomy_file_is_normalized_like_input_refs(copies: Path) -> None:
     (b'{"refs": []}', "at least one ref"),
     (b'{"refs": [""]}', "no empty one"),
     (b'{"refs": ["a"], "extra": 1}', "not a taxonomy file"),
-    (b"\xff", "not a taxonomy file"),
+    (b"\xff", ":1: not UTF-8"),
+    ('{"name": "한국",\n "refs": ["본품#품질"]}'.encode("cp949"), ":1: not UTF-8 (byte 0xc7)"),
+    ('{"refs":\n ["café#x"]}'.encode("latin-1"), ":2: not UTF-8 (byte 0xe9)"),
+    (b'{"refs":\n ["a#b"', ":2: not a taxonomy file"),
+    (b"[" * 100_000, ": not a taxonomy file"),
 ])
 def test_a_malformed_taxonomy_is_a_one_line_error(tmp_path: Path, content: bytes, reason: str) -> None:
     path = tmp_path / "t.json"
     path.write_bytes(content)
-    with pytest.raises(InputError, match=reason):
+    """A taxonomy in CP949 or Latin-1 raised UnicodeDecodeError, also from the API (issue #25): now
+    ``FILE:LINE: reason`` where the line is known, an :class:`InputError` from the API."""
+    with pytest.raises(InputError, match=re.escape(reason)):
         load_taxonomy(path)
+    with pytest.raises(InputError, match=re.escape(reason)):
+        aggregate_run(RUN, taxonomy=path)
     done = run_cli(RUN, "--outdir", tmp_path / "out", "--taxonomy", path)
     assert done.returncode == 2 and not (tmp_path / "out").exists()
     [line] = done.stderr.splitlines()
-    assert line.startswith(f"aggregate: error: {path}: ") and reason in line
+    assert line.startswith(f"aggregate: error: {path}") and reason in line
 
 
 def test_the_taxonomy_decides_validity_in_every_run_and_is_recorded(copies: Path, tmp_path: Path) -> None:

@@ -26,8 +26,17 @@ def fail(message: str) -> NoReturn:
     sys.exit(EXIT_USER_ERROR)
 
 
-def user_error(exc: BaseException) -> str | None:
-    """The one-line message for an input or output error a user can cause; None for anything else."""
+def has_workers_option() -> bool:
+    """Whether the command running has a ``--workers`` option (``score`` and ``convert`` do not)."""
+    import click
+
+    context = click.get_current_context(silent=True)
+    return context is not None and any(param.name == "workers" for param in context.command.params)
+
+
+def user_error(exc: BaseException, workers: bool | None = None) -> str | None:
+    """The one-line message for an input or output error a user can cause; None for anything else.
+    ``workers``: whether the command has ``--workers`` to suggest (None: as the running command)."""
     from concurrent.futures.process import BrokenProcessPool
 
     from aggregator.outputs.atomic import OutputError
@@ -36,7 +45,8 @@ def user_error(exc: BaseException) -> str | None:
     if isinstance(exc, (InputError, OutputError)):
         return str(exc)
     if isinstance(exc, MemoryError):
-        return "out of memory; retry with --workers 1 or on a machine with more memory"
+        fewer = "retry with --workers 1 or " if (has_workers_option() if workers is None else workers) else "retry "
+        return f"out of memory; {fewer}on a machine with more memory"
     if isinstance(exc, BrokenProcessPool):
         return "a decoding process died (out of memory?); retry with --workers 1"
     if isinstance(exc, OSError):

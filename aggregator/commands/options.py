@@ -1,4 +1,4 @@
-"""Options both commands share: ``--outdir`` (never empty) and ``--spreadsheet-safe``."""
+"""Options the commands share: ``--outdir`` and ``--out`` (never empty) and ``--spreadsheet-safe``."""
 
 from __future__ import annotations
 
@@ -12,15 +12,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class OutputDirectory(click.Path):
-    """A directory path; an empty value (an unset shell variable, ``--outdir "$OUT"``) is refused
-    instead of being taken for the current directory."""
+    """A directory path (``option``: ``--outdir``) or an output file's (``--out``); an empty value (an
+    unset shell variable, ``--outdir "$OUT"``) is refused instead of being taken for the current directory
+    (:func:`~aggregator.outputs.destination.empty_reason`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, option: str = "--outdir") -> None:
         super().__init__(path_type=Path, readable=False)
+        self.option = option
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
-            self.fail("is empty (an unset variable?); give a directory, '.' for the current one", param, ctx)
+            from aggregator.outputs.destination import empty_reason
+
+            self.fail(empty_reason(self.option), param, ctx)
         return super().convert(value, param, ctx)
 
 

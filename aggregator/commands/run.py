@@ -65,7 +65,7 @@ def run_command(
     from aggregator.units.taxonomy import use_taxonomy
 
     targets = output_dirs(runs, outdir)
-    refuse_overwriting_inputs(runs, targets)
+    refuse_overwriting_inputs(runs, targets, taxonomy)
     use_taxonomy(taxonomy)
     options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet,
                          as_json=as_json, families=family_selection(families), allow=allowed_codes(allow),
@@ -149,21 +149,23 @@ def run_name(run: Path) -> str:
     return path.name.split(".", 1)[0] or path.name
 
 
-def refuse_overwriting_inputs(runs: Sequence[Path], targets: Sequence[Path]) -> None:
-    """A user error, before anything is read, when an output of any run would be an input of any run."""
-    from aggregator.outputs.atomic import refuse_inputs
+def refuse_overwriting_inputs(runs: Sequence[Path], targets: Sequence[Path], taxonomy: Path | None = None) -> None:
+    """A user error, before anything is read, when an output directory cannot be written
+    (:func:`~aggregator.outputs.destination.check_destination`) or an output of any run would be an
+    input of any run (or the taxonomy file)."""
+    from aggregator.outputs.destination import check_destination
     from aggregator.outputs.names import RUN_OUTPUTS
     from scorecards.errors import InputError
     from scorecards.inputs import resolve_input
 
-    inputs = []
+    inputs: list[Path] = [] if taxonomy is None else [taxonomy]
     for run in runs:
         try:
             inputs.append(resolve_input(run))
         except InputError:
             continue  # the run reports it when its turn comes
     for target in targets:
-        refuse_inputs(target, RUN_OUTPUTS, inputs)
+        check_destination(target, RUN_OUTPUTS, inputs)
 
 
 def output_dirs(runs: Sequence[Path], outdir: Path | None) -> list[Path]:

@@ -84,7 +84,7 @@ def outcome_of(run: Path, target: Path, options: RunOptions) -> RunOutcome:
     try:
         evaluation, written = aggregate_one(run, target, options)
     except Exception as exc:
-        message = user_error(exc)
+        message = user_error(exc, workers=True)
         if message is None:
             raise
         return RunOutcome(target, error=message)

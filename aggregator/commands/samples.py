@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from aggregator.commands.exits import report_skips, user_errors
-from aggregator.commands.terminal import out, say_json, warn
+from aggregator.commands.terminal import out_lines, say_json, warn
 from aggregator.units.lead import UNIT_ALIASES, chosen_unit
 
 if TYPE_CHECKING:
@@ -85,8 +85,9 @@ def samples_command(run: Path, unit: str | None, only: str, limit: int, profile:
     marked = f" [{', '.join(codes)}]" if codes else ""
     title = (f"{only} under {lead.name}{marked} ({ONLY[only]}): {len(rows)} samples"
              + (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else ""))
-    out(("" if lead.reason() is None else f"{lead.reason()} (--unit to choose)\n")
-        + render_table(shown, lead.name, title, classes=only.startswith("error:")))
+    reason = lead.reason()
+    out_lines(([] if reason is None else [f"{reason} (--unit to choose)"])
+              + render_table(shown, lead.name, title, classes=only.startswith("error:")))
 
 
 def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -> list[bool]:
@@ -144,22 +145,27 @@ def tuple_line(t: dict[str, Any], stage: str, classes: bool = False) -> str:
     return f"{SYMBOLS[mark.lower()]}{change} {t['ref'] or 'no ref'} · {term} · {t['polarity']}{error}"
 
 
-def render_table(samples: list[dict[str, Any]], unit: str, title: str, classes: bool = False) -> str:
-    """The samples as a rich table (wrapped to the terminal, plain text when piped); ``classes``: each
-    tuple that is not exact carries its error class."""
+def render_table(samples: list[dict[str, Any]], unit: str, title: str, classes: bool = False) -> list[str]:
+    """The samples as the lines of a rich table (wrapped to the terminal, plain text when piped); every
+    text from the input is escaped (:func:`~aggregator.text.printable`) before the cells are composed.
+    ``classes``: each tuple that is not exact carries its error class."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=escape(title), show_lines=True, title_justify="left")
+    from aggregator.text import printable
+
+    table = Table(title=title, show_lines=True, title_justify="left")
     for name, ratio in (("Sample · sentence", 3), ("Transition · F1 S1 → S2", 1), ("Gold", 2), ("Stage 1", 2),
                         ("Final", 2)):
         table.add_column(name, overflow="fold", ratio=ratio)
     for s in samples:
         f1 = f"{s['f1_s1']:.4f} → {s['f1_s2']:.4f}"
         table.add_row(  # texts from the input are never rich markup
-            escape(s["sample_key"] + (f"\n\n{s['text']}" if s["text"] else "")), f"{s['transition'] or 'no gold'}\n{f1}",
-            *(escape("\n".join(tuple_line(t, stage, classes) for t in s[stage])) or "none" for stage in STAGE_KEYS),
+            escape(printable(s["sample_key"]) + (f"\n\n{printable(s['text'])}" if s["text"] else "")),
+            f"{s['transition'] or 'no gold'}\n{f1}",
+            *(escape("\n".join(printable(tuple_line(t, stage, classes)) for t in s[stage])) or "none"
+              for stage in STAGE_KEYS),
         )
     terminal = shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160
     buffer = io.StringIO()
@@ -167,5 +173,4 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str, classes: 
     legend = f"{unit}: ✓ matched  ✗ not matched  · no pair under the unit  + added by the review  − dropped by it"
     if classes:
         legend += "  [class] error class at the tuple's stage (gold: against the final stage)"
-    lines = [line.rstrip() for line in buffer.getvalue().rstrip("\n").splitlines()]
-    return "\n".join([*lines, legend])
+    return [*(line.rstrip() for line in buffer.getvalue().rstrip("\n").splitlines()), legend]

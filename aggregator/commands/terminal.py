@@ -2,9 +2,11 @@
 
 Run ids, condition names, sample keys and paths reach the terminal in summaries, notes,
 warnings and error lines; an escape sequence among them must not clear the screen, set the
-window title or rewrite earlier lines. So every text line goes through
-:func:`~aggregator.text.printable`, and JSON keeps its layout with every character a terminal
-could act on as its ``\\uXXXX`` escape (the same JSON value).
+window title or rewrite earlier lines, and a newline among them must not forge a line of its
+own. So every line printed goes whole through :func:`~aggregator.text.printable` (a newline in it
+becomes ``\\n``); text of several lines (a rendered table) is composed by the caller from parts
+escaped first and printed line by line (:func:`out_lines`). JSON keeps its layout with every
+character a terminal could act on as its ``\\uXXXX`` escape (the same JSON value).
 
 A reader that closes stdout early (``aggregate results/*/ | head -1``) must not stop the
 work: once stdout is a broken pipe, further output to it is dropped and every run is still
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterable
 
 import click
 
@@ -26,18 +29,19 @@ from aggregator.text import printable
 WARNING_PREFIX = "aggregate: warning: "
 
 
-def lines(text: str) -> str:
-    """``text`` with its line breaks kept and every other non-printable character escaped."""
-    return "\n".join(printable(line) for line in text.split("\n"))
-
-
 def out(text: str) -> None:
-    """Text on stdout (its lines kept), non-printable characters escaped; nothing once the reader
-    of stdout has gone."""
+    """One line on stdout, every non-printable character escaped (a newline too: a name cannot add a
+    line); nothing once the reader of stdout has gone."""
     try:
-        click.echo(lines(text))
+        click.echo(printable(text))
     except BrokenPipeError:
         _drop_stdout()
+
+
+def out_lines(lines: Iterable[str]) -> None:
+    """Lines composed by the caller from escaped parts (e.g. a rendered table), each as by :func:`out`."""
+    for line in lines:
+        out(line)
 
 
 def _drop_stdout() -> None:
@@ -49,9 +53,9 @@ def _drop_stdout() -> None:
 
 
 def say(text: str, *, err: bool = False) -> None:
-    """A line on stdout (:func:`out`) or, with ``err``, on stderr; non-printable characters escaped."""
+    """A line on stdout (:func:`out`) or, with ``err``, on stderr; non-printable characters (a newline too) escaped."""
     if err:
-        click.echo(lines(text), err=True)
+        click.echo(printable(text), err=True)
     else:
         out(text)
 

@@ -154,9 +154,12 @@ def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool
     from aggregator.compare.files import comparison_files
     from aggregator.compare.paper import metric_list
     from aggregator.outputs.atomic import write_outputs
+    from aggregator.outputs.destination import check_destination
+    from aggregator.outputs.names import COMPARISON_OUTPUTS
 
     _refuse_old_paper_value(runs)
     check_resamples(options["resamples"])
+    check_destination(outdir, COMPARISON_OUTPUTS, input_files(runs))
     result = compare_runs(runs, contrasts=[_contrast(c) for c in contrasts], metrics=metric_list(metrics),
                           skip_bad_runs=skip_bad_runs, allow=allowed_codes(allow), reuse=not no_cache,
                           **options)

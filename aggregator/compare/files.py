@@ -7,6 +7,7 @@ import io
 from typing import TYPE_CHECKING
 
 from aggregator.compare.markdown import comparison_markdown
+from aggregator.compare.shown import shown_view
 from aggregator.outputs.cells import csv_cell
 from aggregator.outputs.tables import csv_bytes, parquet_bytes
 from aggregator.report.comparison_report import comparison_report
@@ -45,8 +46,8 @@ def comparison_files(
 ) -> dict[str, bytes]:
     """runs.csv, conditions.csv, paired.csv, flips.csv, self_consistency.csv, subsets.csv (with ``--by``),
     agreement.csv (when runs carry review labels), samples_<mode>.csv (with ``--samples``),
-    per_sample_merged.parquet / .csv, comparison.md, comparison_report.html, and with ``paper`` ("sd" or "ci")
-    paper.md / .csv / .tex.
+    per_sample_merged.parquet / .csv, comparison.md, comparison_report.html (both capped:
+    :mod:`aggregator.compare.shown`), and with ``paper`` ("sd" or "ci") paper.md / .csv / .tex.
 
     ``spreadsheet_safe``: every CSV text cell (and column name) a spreadsheet would run as a
     formula gets a leading ``'`` (:mod:`aggregator.text`); Parquet stays exact."""
@@ -57,8 +58,9 @@ def comparison_files(
         files[f"samples_{result.selected_mode}.csv"] = frame_csv(result.selected)
     files[f"{MERGED}.parquet"] = parquet_bytes(result.per_sample)
     files[f"{MERGED}.csv"] = csv_bytes(result.per_sample, spreadsheet_safe=spreadsheet_safe)
-    files[MARKDOWN] = comparison_markdown(result).encode("utf-8")
-    files[REPORT_HTML] = comparison_report(result)
+    shown = shown_view(result)
+    files[MARKDOWN] = comparison_markdown(shown).encode("utf-8")
+    files[REPORT_HTML] = comparison_report(shown)
     if paper is not None:
         from aggregator.compare.paper import paper_files
 

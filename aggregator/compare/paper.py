@@ -28,7 +28,7 @@ from aggregator.compare.cells import interval, is_count, label, method_caption, 
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.cells import NOT_AVAILABLE, csv_cell
 from aggregator.stats.intervals import holm
-from aggregator.text import md_code
+from aggregator.text import md_code, md_text, printable
 from aggregator.units.lead import Lead
 
 if TYPE_CHECKING:
@@ -182,12 +182,14 @@ def paper_markdown(table: PaperTable) -> str:
         cells = [md_code(t, in_table=True) if i == 0 else t for i, (t, _) in enumerate(row)]
         lines.append("| " + " | ".join(f"**{c}**" if bold and t else c for c, (t, bold) in zip(cells, row)) + " |")
     notes = footnotes(table)
-    return "\n".join(lines + ["", f"Table: {table.caption}", "", *(f"{n}  " for n in notes[:-1]), *notes[-1:],
+    return "\n".join(lines + ["", f"Table: {md_text(table.caption)}", "", *(f"{n}  " for n in notes[:-1]), *notes[-1:],
                               *([""] if notes else [])])
 
 
 def latex_escape(text: str) -> str:
-    return "".join(LATEX.get(ch, ch) for ch in text)
+    """Text for TeX: its specials escaped, every non-printable character (newline, ESC) shown as its
+    escape first (:func:`~aggregator.text.printable`), so a name adds no paragraph and no control byte."""
+    return "".join(LATEX.get(ch, ch) for ch in printable(text))
 
 
 def paper_latex(table: PaperTable) -> str:

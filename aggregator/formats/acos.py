@@ -17,7 +17,8 @@ from scorecards.errors import quoted
 
 LABELS: dict[str, Label] = {"0": "negative", "1": "neutral", "2": "positive"}
 IMPLICIT_SPAN = "-1,-1"
-_SPAN = re.compile(r"(0|[1-9][0-9]*),(0|[1-9][0-9]*)")
+_SPAN = re.compile(r"(0|[1-9][0-9]{0,9}),(0|[1-9][0-9]{0,9})")
+"""Token offsets of at most 10 digits (larger ones are no sentence's, and Python refuses to read 4,300 digits)."""
 
 
 class Item(NamedTuple):
@@ -34,7 +35,8 @@ def _span(text: str, where: str, path: Path, line: int) -> Element:
         return IMPLICIT
     match = _SPAN.fullmatch(text)
     if match is None:
-        raise bad(path, line, f"{where}: expected start,end token offsets or -1,-1, got {quoted(text)}")
+        raise bad(path, line, f"{where}: expected start,end token offsets (at most 10 digits each) or -1,-1, "
+                  f"got {quoted(text)}")
     return TokenSpan(int(match[1]), int(match[2]))
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from aggregator.formats.lines import bad, label, literal, read_lines
+from aggregator.formats.lines import bad, label, literal, read_lines, shown
 from aggregator.formats.model import AbsaTuple, Element, Label, Sentence, TokenList, TokenSpan
-from scorecards.errors import quoted
 
 LABELS: dict[str, Label] = {"POS": "positive", "NEG": "negative", "NEU": "neutral"}
 SEPARATOR = "####"
+MAX_INDEX = 2**31
+"""Token indices lie in ``(-MAX_INDEX, MAX_INDEX)``; a larger one is a bad line (no sentence has that many tokens)."""
 
 
 class Item(NamedTuple):
@@ -37,8 +38,10 @@ def span(indices: tuple[int, ...]) -> Element:
 
 def _indices(value: object, where: str, path: Path, line: int) -> tuple[int, ...]:
     if isinstance(value, (list, tuple)) and value and all(type(i) is int for i in value):
-        return tuple(int(i) for i in value)
-    raise bad(path, line, f"{where}: expected a non-empty list of token indices, got {quoted(repr(value))}")
+        if all(-MAX_INDEX < i < MAX_INDEX for i in value):
+            return tuple(value)
+        raise bad(path, line, f"{where}: a token index beyond ±{MAX_INDEX:,}")
+    raise bad(path, line, f"{where}: expected a non-empty list of token indices, got {shown(value)}")
 
 
 def labelled(text: str, what: str, path: Path, line: int) -> tuple[str, list[object] | tuple[object, ...]]:

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from aggregator.commands.exits import user_errors
+from aggregator.commands.options import OutputDirectory, spreadsheet_safe_option
 from aggregator.commands.terminal import out, say, say_json
 from aggregator.formats import FORMAT_NAMES
 
@@ -45,19 +46,25 @@ def _inputs(command: F) -> F:
               help=f"The official scorer to reproduce: official, or a named variant: {VARIANTS}.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print official, sound, the compat report and the tables as JSON.")
-@click.option("--outdir", type=_FILE,
+@click.option("--outdir", type=OutputDirectory(),
               help="Write score.json, units.csv, per_sentence.{parquet,csv} and compat_report.md here.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
 @click.option("--errors", is_flag=True,
               help="Also classify every gold and predicted tuple of the main units: exact, polarity, category, "
                    "aspect/opinion boundary, implicit, spurious, missed (docs/errors.md); in --json as \"errors\".")
+@spreadsheet_safe_option
 @user_errors
 def score_command(gold: Path, pred: Path, format_name: str, semantics: str, compat: str, as_json: bool,
-                  outdir: Path | None, quiet: bool, errors: bool) -> None:
+                  outdir: Path | None, quiet: bool, errors: bool, spreadsheet_safe: bool) -> None:
     """Score PRED against GOLD soundly and as the format's official scorer, with the compat report."""
     from aggregator.formats.evaluate import evaluate
     from aggregator.formats.payload import payload, summary_lines
 
+    if outdir is not None:
+        from aggregator.outputs.destination import check_destination
+        from aggregator.outputs.names import SCORE_OUTPUTS
+
+        check_destination(outdir, SCORE_OUTPUTS, (gold, pred))
     evaluation = evaluate(gold, pred, format_name, compat)
     body = payload(evaluation, semantics)
     found = None
@@ -70,7 +77,8 @@ def score_command(gold: Path, pred: Path, format_name: str, semantics: str, comp
         from aggregator.formats.files import score_files
         from aggregator.outputs.atomic import write_outputs
 
-        written = write_outputs(outdir, score_files(evaluation, body, semantics))
+        files = score_files(evaluation, body, semantics, spreadsheet_safe=spreadsheet_safe)
+        written = write_outputs(outdir, files, inputs=(gold, pred))
     if as_json:
         say_json(body)
     elif not quiet:
@@ -87,7 +95,7 @@ def score_command(gold: Path, pred: Path, format_name: str, semantics: str, comp
 
 @click.command("convert")
 @_inputs
-@click.option("--out", "out", type=_FILE,
+@click.option("--out", "out", type=OutputDirectory("--out"),
               help="Scorecards .jsonl to write (atomically), with the run's taxonomy.json beside it [default: "
                    "stdout, no taxonomy]. Give each run its own folder: aggregate FOLDER then reads both.")
 @click.option("--run-id", help="run_id of the rows [default: the dataset, from the gold file's name].")
@@ -96,8 +104,11 @@ def convert_command(gold: Path, pred: Path, format_name: str, out: Path | None, 
     """Write GOLD and PRED as scorecards JSONL, one row per sentence, for `aggregate RUN`."""
     from aggregator.formats.convert import dataset_name, run_taxonomy, scorecard_rows
     from aggregator.formats.evaluate import read_pairs
+    from aggregator.outputs.destination import check_output_file
     from aggregator.units.taxonomy import SIDE_FILE
 
+    if out is not None:
+        check_output_file(out, (gold, pred))
     spec, pairs = read_pairs(gold, pred, format_name)
     name = run_id or dataset_name(gold)
     rows = list(scorecard_rows(spec, pairs, name))
@@ -114,7 +125,7 @@ def convert_command(gold: Path, pred: Path, format_name: str, out: Path | None, 
     if taxonomy is not None:
         files[SIDE_FILE] = (json.dumps(taxonomy, ensure_ascii=False, indent=1) + "\n").encode()
     folder = out.parent if str(out.parent) else Path(".")
-    write_outputs(folder, files)
+    write_outputs(folder, files, inputs=(gold, pred), option="--out")
     what = f"{out} ({len(rows)} rows, run id {name})"
     if taxonomy is not None:
         what += f" and {folder / SIDE_FILE} (its taxonomy: {len(taxonomy['refs'])} refs, {taxonomy['name']})"

@@ -65,20 +65,23 @@ def _sha256(path: Any) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def score_files(evaluation: Evaluation, body: dict[str, Any], semantics: str) -> dict[str, bytes]:
+def score_files(evaluation: Evaluation, body: dict[str, Any], semantics: str, *,
+                spreadsheet_safe: bool = False) -> dict[str, bytes]:
+    """The files; ``spreadsheet_safe``: a ``'`` before every CSV text cell a spreadsheet would run as a
+    formula (sentence keys of ``per_sentence.csv``: :mod:`aggregator.text`), as ``aggregate RUN`` does."""
     from aggregator.outputs.metadata import git_commit
     from aggregator.outputs.tables import csv_bytes, parquet_bytes
     from aggregator.version import __version__
 
     provenance = {"tool": "absa-aggregator", "tool_version": __version__, "git_commit": git_commit(),
                   "gold_sha256": _sha256(evaluation.gold_path), "pred_sha256": _sha256(evaluation.pred_path),
-                  "seconds": evaluation.seconds}
+                  "seconds": evaluation.seconds, "spreadsheet_safe": spreadsheet_safe}
     table = per_sentence(evaluation)
     report = "\n".join(["# Score", "", "```", *summary_lines(evaluation, semantics), "```", ""])
     return {
         "score.json": json.dumps({**body, "provenance": provenance}, ensure_ascii=False, indent=2).encode() + b"\n",
-        "units.csv": csv_bytes(units_table(body)),
+        "units.csv": csv_bytes(units_table(body), spreadsheet_safe=spreadsheet_safe),
         "per_sentence.parquet": parquet_bytes(table),
-        "per_sentence.csv": csv_bytes(table),
+        "per_sentence.csv": csv_bytes(table, spreadsheet_safe=spreadsheet_safe),
         "compat_report.md": report.encode(),
     }

@@ -12,9 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from aggregator.formats.lines import WORD_LABELS, bad, label, read_lines
+from aggregator.formats.lines import WORD_LABELS, bad, label, read_lines, shown
 from aggregator.formats.model import IMPLICIT, AbsaTuple, CharSpan, Element, Sentence
-from scorecards.errors import quoted
 from scorecards.normalize import norm_ref
 
 ITEM_SHAPES = "[category, polarity] or [category, [term, start, end], polarity]"
@@ -41,13 +40,13 @@ def _aspect(value: Any) -> Element | None:
 
 def _item(value: Any, where: str, path: Path, line: int) -> tuple[AbsaTuple, Item]:
     if not (isinstance(value, list) and len(value) in (2, 3) and isinstance(value[0], str)):
-        raise bad(path, line, f"{where}: expected {ITEM_SHAPES}, got {quoted(repr(value))}")
+        raise bad(path, line, f"{where}: expected {ITEM_SHAPES}, got {shown(value)}")
     aspect = _aspect(value[1]) if len(value) == 3 else None
     if len(value) == 3 and aspect is None:
-        raise bad(path, line, f"{where}[1]: expected [term | null, start, end], got {quoted(repr(value[1]))}")
+        raise bad(path, line, f"{where}[1]: expected [term | null, start, end], got {shown(value[1])}")
     polarity = value[-1]
     if not isinstance(polarity, str):
-        raise bad(path, line, f"{where}: polarity is not a string: {quoted(repr(polarity))}")
+        raise bad(path, line, f"{where}: polarity is not a string: {shown(polarity)}")
     normalized = label(polarity.strip().lower(), WORD_LABELS, path, line)
     typed = AbsaTuple(aspect, norm_ref(value[0]), None, normalized)
     return typed, Item(value[0], polarity, value[1], len(value))
@@ -58,7 +57,7 @@ def _sentence(row: Any, path: Path, line: int) -> Sentence[Item]:
         raise bad(path, line, "not a JSON object")
     key, text, annotation = row.get("id", ""), row.get("sentence_form", ""), row.get("annotation")
     if not isinstance(key, (str, int)) or isinstance(key, bool):
-        raise bad(path, line, f"`id` is not a string: {quoted(repr(key))}")
+        raise bad(path, line, f"`id` is not a string: {shown(key)}")
     if not isinstance(annotation, list):
         raise bad(path, line, "`annotation` is not a list")
     read = [_item(value, f"annotation[{i}]", path, line) for i, value in enumerate(annotation)]

@@ -3,11 +3,15 @@
 2014: an aspect term is its character offsets ``[from, to)`` (its text is not compared), a
 category its name; 2016: an opinion is (category, target offsets or implicit for target
 ``NULL``). Polarity is optional (phase A predictions carry none). Sentences pair by ``id``.
-Read with expat, so a bad element names its line.
+Read with expat, so a bad element names its line. Offsets are plain decimal numbers (``04`` is 4;
+`` 1_0 ``, ``-5`` and ten digits or more are bad). A ``<sentence>`` inside another is an error (its
+annotations would belong to neither). An encoding expat cannot read (unknown, or multi-byte other
+than UTF-8 and UTF-16) is one line naming it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -19,6 +23,7 @@ from scorecards.errors import quoted
 
 LABELS: dict[str, Label] = {**WORD_LABELS, "conflict": "conflict"}
 Edition = Literal["2014", "2016"]
+_OFFSET = re.compile(r"[0-9]{1,9}")
 
 
 class Item(NamedTuple):
@@ -33,10 +38,11 @@ class Item(NamedTuple):
 
 
 def _offsets(attrs: dict[str, str], where: str, path: Path, line: int) -> CharSpan:
-    try:
-        return CharSpan(int(attrs["from"]), int(attrs["to"]))
-    except (KeyError, ValueError):
-        raise bad(path, line, f"<{where}>: `from` and `to` must be character offsets") from None
+    start, end = attrs.get("from"), attrs.get("to")
+    if start is None or end is None or not (_OFFSET.fullmatch(start) and _OFFSET.fullmatch(end)):
+        raise bad(path, line, f"<{where}>: `from` and `to` must be character offsets (decimal digits, at most 9), "
+                              f"got {quoted(str(start))}, {quoted(str(end))}")
+    return CharSpan(int(start), int(end))
 
 
 def _polarity(attrs: dict[str, str], path: Path, line: int) -> Label | None:
@@ -93,6 +99,8 @@ def read(path: Path, edition: Edition = "2014") -> list[Sentence[Item]]:
         nonlocal current
         line = parser.CurrentLineNumber
         if name == "sentence":
+            if current is not None:
+                raise bad(path, line, f"<sentence> inside the <sentence> of line {current.line} (close that one first)")
             if not attrs.get("id"):
                 raise bad(path, line, "<sentence> has no `id`")
             current = _Open(attrs["id"], line)
@@ -118,6 +126,9 @@ def read(path: Path, edition: Edition = "2014") -> list[Sentence[Item]]:
         parser.Parse(path.read_bytes(), True)
     except expat.ExpatError as exc:
         raise bad(path, exc.lineno, f"not well-formed XML: {expat.ErrorString(exc.code)}") from None
+    except (LookupError, ValueError) as exc:  # an encoding expat cannot read
+        raise bad(path, parser.CurrentLineNumber or 1, f"the XML declares an encoding that cannot be read ({exc}); "
+                                                       "save the file as UTF-8") from None
     if not sentences:
         raise bad(path, 1, "no <sentence> element")
     return sentences

@@ -5,7 +5,7 @@ second name (a hard link) until every rename has succeeded; a failure at any ste
 permissions, a directory or a locked file in an output's place) puts every previous output
 back byte-identical and leaves no new file and no temporary file. A kill at any moment leaves
 each output either the old whole file or the new whole file. No output may be an input of the
-run (:func:`refuse_inputs`). Writers of one directory take turns (an exclusive ``flock`` on
+run, nor an empty path (:mod:`aggregator.outputs.destination`). Writers of one directory take turns (an exclusive ``flock`` on
 the directory), so two concurrent runs leave the complete set of files of the run that renamed
 last. A writer killed while staging leaves its ``.NAME.XXXXXXXX.tmp`` files; the next write of
 NAME, holding the lock, removes those older than itself, and only names of exactly that form.
@@ -27,6 +27,9 @@ from glob import escape
 from pathlib import Path
 from typing import BinaryIO
 
+from aggregator.outputs.destination import OutputError as OutputError  # re-exported: the writers' error
+from aggregator.outputs.destination import check_destination, refuse_inputs
+
 if sys.platform != "win32":
     import fcntl
 
@@ -38,10 +41,6 @@ Output = bytes | Callable[[BinaryIO], None]
 written without its whole text in memory)."""
 TEMP_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 """The characters of the 8-character random part of a temporary name (as :func:`tempfile.mkstemp` makes them)."""
-
-
-class OutputError(OSError):
-    """The output directory cannot be written; the message says what to do."""
 
 
 def _file_mode() -> int:
@@ -119,46 +118,19 @@ def _turn(directory: Path) -> Iterator[tuple[int | None, bool]]:
         os.close(fd)
 
 
-def _advice(exc: OSError) -> str:
+def _advice(exc: OSError, option: str) -> str:
+    where = f"another {'file' if option == '--out' else 'directory'} with {option}"
     if exc.errno in NO_SPACE:
-        return "free some space or choose another directory with --outdir"
+        return f"free some space or choose {where}"
     if exc.errno in NO_PERMISSION:
-        return "choose a writable directory with --outdir"
+        return f"choose a writable {where.removeprefix('another ')}"
     if exc.errno in NOT_A_DIRECTORY:
-        return "the path is a file or lies below one: choose a directory with --outdir"
+        return f"the path is a file or lies below one: choose {where}"
     if exc.errno == errno.EISDIR:
-        return "move it away or choose another directory with --outdir"
+        return f"move it away or choose {where}"
     if exc.errno == errno.ELOOP:
-        return "the path goes round a loop of symbolic links: choose another directory with --outdir"
-    return "choose a writable directory with --outdir or free some space"
-
-
-def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
-    """(device, inode) of the file at ``path``, links followed; None when there is none."""
-    try:
-        found = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return found.st_dev, found.st_ino
-
-
-def refuse_inputs(
-    directory: str | os.PathLike[str], names: Iterable[str], inputs: Iterable[str | os.PathLike[str]]
-) -> None:
-    """Raise :class:`OutputError` when an output ``directory/NAME`` is one of ``inputs``
-    (the same file, also through a symbolic or hard link): writing it would destroy the input."""
-    files = {_identity(path): path for path in inputs}
-    files.pop(None, None)
-    if not files:
-        return
-    for name in names:
-        output = Path(directory) / name
-        found = _identity(output)
-        if found in files:
-            raise OutputError(
-                f"{output}: is the input {os.fspath(files[found])}; writing the outputs there would overwrite it: "
-                "choose another directory with --outdir"
-            )
+        return f"the path goes round a loop of symbolic links: choose {where}"
+    return f"choose {where} or free some space"
 
 
 def _random_name(directory: Path, name: str) -> Path:
@@ -231,6 +203,7 @@ def write_outputs(
     files: Mapping[str, Output],
     *,
     inputs: Iterable[str | os.PathLike[str]] = (),
+    option: str = "--outdir",
 ) -> list[Path]:
     """Write ``{file name: content}`` (:data:`Output`) into ``directory`` as one set; return the final paths.
 
@@ -238,18 +211,24 @@ def write_outputs(
     place (in the mapping's order), each previous output kept until all renames succeeded
     (:func:`_swap`). So an error (disk full, permissions, a directory in an output's place)
     leaves the previous outputs byte-identical, no new file and no temporary file. An output
-    that is one of ``inputs`` is refused before anything is written.
+    that is one of ``inputs``, an empty path and a directory that cannot be one are refused
+    before anything is written (:func:`~aggregator.outputs.destination.check_destination`);
+    ``option`` is the command-line option the messages name.
     """
-    return write_output_sets({Path(directory): files}, inputs=inputs)
+    inputs = list(inputs)
+    check_destination(directory, files, inputs, option=option)
+    return write_output_sets({Path(directory): files}, inputs=inputs, option=option)
 
 
 def write_output_sets(
     sets: Mapping[Path, Mapping[str, Output]],
     *,
     inputs: Iterable[str | os.PathLike[str]] = (),
+    option: str = "--outdir",
 ) -> list[Path]:
     """:func:`write_outputs` of files in several directories as one set: all staged (each
-    directory's lock taken in path order), then all renamed, or none."""
+    directory's lock taken in path order), then all renamed, or none. Each directory passes
+    :func:`~aggregator.outputs.destination.check_destination` first."""
     staged: list[tuple[Path, Path]] = []
     mode = _file_mode()
     inputs = list(inputs)
@@ -257,9 +236,11 @@ def write_output_sets(
     try:
         with ExitStack() as turns:
             for target in sorted(sets):
+                check_destination(target, sets[target], inputs, option=option)
+            for target in sorted(sets):
                 target.mkdir(parents=True, exist_ok=True)
                 dir_fd, locked = turns.enter_context(_turn(target))
-                refuse_inputs(target, sets[target], inputs)
+                refuse_inputs(target, sets[target], inputs, option)
                 if locked:
                     _remove_stale(target, list(sets[target]), time.time())
                 if dir_fd is not None:
@@ -274,7 +255,7 @@ def write_output_sets(
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
         reason = exc.strerror or str(exc)
-        raise OutputError(f"{target}: cannot write outputs ({reason}); {_advice(exc)}") from None
+        raise OutputError(f"{target}: cannot write outputs ({reason}); {_advice(exc, option)}") from None
     except BaseException:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)

@@ -25,7 +25,7 @@ from aggregator.report.comparison_tables import (
     paired_table,
     runs_table,
 )
-from aggregator.report.html import esc, page
+from aggregator.report.html import esc, name_html, page, text_html
 from aggregator.report.warnings_html import MARK
 from aggregator.units.lead import Lead
 from aggregator.version import __version__
@@ -113,18 +113,19 @@ def paired_rows(result: ComparisonResult) -> list[dict[str, object]]:
 
 
 def _facts(result: ComparisonResult) -> str:
-    counts = ", ".join(f"{esc(c)} × {n}" for c, n in result.runs.group_by("condition", maintain_order=True).len().iter_rows())
+    counts = ", ".join(f"{name_html(c)} × {n}" for c, n in result.runs.group_by("condition", maintain_order=True).len().iter_rows())
     return " · ".join([
         f"{result.runs.height} runs in {len(result.conditions_order)} conditions "
         + (f"({counts})" if len(result.conditions_order) <= LISTED_CONDITIONS else "(see the tables)"),
-        f"baseline <code>{esc(result.baseline)}</code>",
+        f"baseline <code>{name_html(result.baseline)}</code>",
         f"{result.resamples} resamples, seed {result.seed}, SD ddof {result.ddof}",
         f"absa-aggregator {esc(__version__)}",
     ])
 
 
 def _section(title: str, note: str, content: str, empty: str | None = None) -> str:
-    return f'<section><h2>{esc(title)}</h2><p class="note">{note}</p>{empty or content}</section>'
+    """A section; ``title``, ``note`` and ``content`` are markup (a name in them: :func:`name_html`)."""
+    return f'<section><h2>{title}</h2><p class="note">{note}</p>{empty or content}</section>'
 
 
 def comparison_report(result: ComparisonResult) -> bytes:
@@ -133,9 +134,9 @@ def comparison_report(result: ComparisonResult) -> bytes:
     conditions = list(result.conditions_order)
     others = [c for c in conditions if c != result.baseline]
     degenerate = set(degenerate_notes(result.degenerate))
-    notes = "".join(f"<li>{esc(n)}</li>" for n in result.notes if n not in degenerate)
+    notes = "".join(f"<li>{text_html(n)}</li>" for n in result.notes if n not in degenerate)
     if degenerate:
-        cases = "".join(f"<li>{esc(n)}</li>" for n in result.notes if n in degenerate)
+        cases = "".join(f"<li>{text_html(n)}</li>" for n in result.notes if n in degenerate)
         notes += (f"<li><details><summary>{len(degenerate)} degenerate case(s): metrics 0 or undefined in every run, "
                   f"identical runs, contrasts on few samples</summary><ul>{cases}</ul></details></li>")
     paired_empty = '<p class="note">Only one condition: nothing to pair.</p>' if not result.paired.height else None
@@ -152,7 +153,7 @@ def comparison_report(result: ComparisonResult) -> bytes:
           f"Greyed, and {MARK} on the unit: values a coded warning covers (codes in the Note column). "
           + esc(method_caption(result) + " " + SEED_SHARE),
           '<div class="chart" data-chart="conditions"></div>' + conditions_table(result))}
-{_section(f"Against the baseline {result.baseline}",
+{_section(f"Against the baseline {name_html(result.baseline)}",
           "The condition's mean minus the baseline's, on the samples present in every run of both; dot = Δ, "
           "bar = its 95% interval, p from the same test. Right of the dashed line: higher than the baseline; "
           f"green or red: the interval excludes 0; greyed, and {MARK} on the unit: a coded warning covers the "

@@ -11,7 +11,7 @@ from aggregator.compare.markdown import AGREEMENT, agreement_rows, codes_of, run
 from aggregator.compare.tables import UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
-from aggregator.report.html import esc
+from aggregator.report.html import esc, name_html, text_html
 from aggregator.report.warnings_html import MARK, marked
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def conditions_table(result: ComparisonResult) -> str:
     header = ["Metric", "Condition", "Runs", "Seeds", "Mean ± SD", "95% CI", "Seed share", "Note"]
     rows = []
     for r in _shown(result, result.conditions):
-        name = esc(r["condition"]) + (' <span class="tag">baseline</span>' if r["condition"] == result.baseline else "")
+        name = name_html(r["condition"]) + (' <span class="tag">baseline</span>' if r["condition"] == result.baseline else "")
         seeds = ", ".join(map(str, r["seeds"])) or "—"
         codes, count = codes_of(r), is_count(r["metric"])
         rows.append([f"<td>{esc(label(str(r['metric'])))}</td>", f'<th scope="row">{name}</th>',
@@ -67,7 +67,7 @@ def conditions_table(result: ComparisonResult) -> str:
 def _note(row: dict[str, object]) -> str:
     codes = codes_of(row)
     warned = f'<span class="mark">{MARK}</span> {esc(", ".join(codes))}' if codes else ""
-    return f"<td>{'; '.join(p for p in (esc(str(row['note'] or '')), warned) if p)}</td>"
+    return f"<td>{'; '.join(p for p in (text_html(row['note'] or ''), warned) if p)}</td>"
 
 
 def paired_table(result: ComparisonResult) -> str:
@@ -76,8 +76,8 @@ def paired_table(result: ComparisonResult) -> str:
     rows = []
     for r in _shown(result, result.paired):
         codes, count = codes_of(r), is_count(r["metric"])
-        rows.append([f"<td>{esc(label(str(r['metric'])))}</td>", f"<td>{esc(r['condition_a'])}</td>",
-                     f'<th scope="row">{esc(r["condition_b"])}</th>', _num(str(r["n_samples"])),
+        rows.append([f"<td>{esc(label(str(r['metric'])))}</td>", f"<td>{name_html(r['condition_a'])}</td>",
+                     f'<th scope="row">{name_html(r["condition_b"])}</th>', _num(str(r["n_samples"])),
                      _num(value(r["mean_a"], count), codes=codes), _num(value(r["mean_b"], count), codes=codes),
                      _num(signed(r["delta"], count), _tone(r["ci_low"], r["ci_high"]), codes),
                      _num(interval(r["ci_low"], r["ci_high"], sign=True, count=count), codes=codes),
@@ -89,7 +89,7 @@ def agreement_table(result: ComparisonResult) -> str:
     """Fleiss' κ and Krippendorff's α of the review agents with their intervals."""
     header = ["Scope", "Runs", "Samples", "Tuples", *(text for _, text in AGREEMENT)]
     rows = [[f'<th scope="row">{r[0]}</th>', *(_num(c) for c in r[1:])]
-            for r in agreement_rows(result.agreement, scope=lambda text: esc(str(text)))]
+            for r in agreement_rows(result.agreement, scope=name_html)]
     return _table(header, rows, 1)
 
 
@@ -97,7 +97,7 @@ def flips_table(result: ComparisonResult) -> str:
     """Per pair of conditions and unit: samples correct in both, only A, only B, neither."""
     header = ["A", "B", "Unit", "Samples", "Both correct", "Only A", "Only B", "Neither"]
     rows = [
-        [f"<td>{esc(r['condition_a'])}</td>", f"<td>{esc(r['condition_b'])}</td>",
+        [f"<td>{name_html(r['condition_a'])}</td>", f"<td>{name_html(r['condition_b'])}</td>",
          f"<td>{esc(UNIT_LABELS[r['unit']])}</td>", _num(str(r["n_samples"])), _num(str(r["both"])),
          _num(str(r["only_a"]), "bad" if r["only_a"] else ""), _num(str(r["only_b"]), "good" if r["only_b"] else ""),
          _num(str(r["neither"]))]
@@ -111,7 +111,7 @@ def consistency_table(result: ComparisonResult) -> str:
     header = ["Condition", "Runs", "Samples", "Cross-run tuple agreement", "Mean Jaccard",
               *(f"{UNIT_LABELS[u]} correct agreement" for u in UNITS)]
     rows = [
-        [f'<th scope="row">{esc(r["condition"])}</th>', _num(str(r["n_runs"])), _num(str(r["n_samples"])),
+        [f'<th scope="row">{name_html(r["condition"])}</th>', _num(str(r["n_runs"])), _num(str(r["n_samples"])),
          _num(markdown_cell(r["cross_run_tuple_agreement"])), _num(markdown_cell(r["mean_jaccard"])),
          *(_num(markdown_cell(r[f"{u}_correct_agreement"])) for u in UNITS)]
         for r in result.self_consistency.iter_rows(named=True)
@@ -135,7 +135,7 @@ def runs_table(result: ComparisonResult) -> str:
     metrics = [f"{n}{s}" for n in ("tuple_f1_s2", "delta_f1") for s in UNITS.values()]
     header = ["Run", "Condition", "Seed", *(STRUCTURAL[m].label for m in metrics)]
     rows = [
-        [f"<td>{esc(r['run_id'])}</td>", f"<td>{esc(r['condition'])}</td>",
+        [f"<td>{name_html(r['run_id'])}</td>", f"<td>{name_html(r['condition'])}</td>",
          _num("—" if r["seed"] is None else str(r["seed"])),
          *(_num(markdown_cell(r[m]), codes=[c for c in r["warnings"] if _covers(c, m)]) for m in metrics)]
         for r in result.runs.iter_rows(named=True)

@@ -4,7 +4,10 @@ The page never loads anything: the vendored bundles and ``report.js`` (after ``e
 sample table's error-class filter) are inlined in ``<script>`` tags, and the report's data sits in a ``<script type="application/json">``
 block from which ``report.js`` draws the charts and the sample table. Every text that
 comes from the input reaches the page either through :func:`esc` (HTML) or through
-:func:`script_json` (JSON with ``<``, ``>`` and ``&`` escaped), never as markup.
+:func:`script_json` (JSON with ``<``, ``>`` and ``&`` escaped), never as markup. A name (run id,
+condition, sample key) goes through :func:`name_html`: its characters that are not printable are
+shown as their escapes (a U+202E cannot reorder the cell) and it sits in ``<bdi>`` (a right-to-left
+name keeps its order without reordering the text around it).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 
 import msgspec
 
+from aggregator.text import printable
 from aggregator.version import __version__
 
 ASSETS = Path(__file__).parent / "assets"
@@ -32,6 +36,17 @@ class AssetError(RuntimeError):
 def esc(value: object) -> str:
     """Text for HTML content or a quoted attribute."""
     return html.escape(str(value), quote=True)
+
+
+def name_html(value: object) -> str:
+    """A name from the input: :func:`~aggregator.text.printable` (``\\u202e``, ``\\n`` shown, never acting),
+    HTML-escaped, in ``<bdi>``."""
+    return f"<bdi>{text_html(value)}</bdi>"
+
+
+def text_html(value: object) -> str:
+    """Prose that holds names (notes): :func:`~aggregator.text.printable`, then HTML-escaped."""
+    return esc(printable(str(value)))
 
 
 def esc_code(value: object) -> str:

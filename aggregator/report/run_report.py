@@ -17,11 +17,12 @@ from aggregator.outputs.cells import markdown_cell
 from aggregator.outputs.facts import Fact, run_facts
 from aggregator.report import charts
 from aggregator.report.error_report import error_section
-from aggregator.report.html import esc, page
+from aggregator.report.html import esc, name_html, page
 from aggregator.report.metric_tables import metric_rows_table, metrics_details
 from aggregator.report.samples import capped_payload
 from aggregator.report.warnings_html import MARK, marked, warning_banner
 from aggregator.run.intervals import intervals_html
+from aggregator.text import printable
 from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.version import __version__
 
@@ -135,7 +136,7 @@ def _reason(lead: Lead) -> str:
 
 
 def _fact(fact: Fact) -> str:
-    names = ", ".join(f"<code>{esc(name)}</code>" for name in fact.names)
+    names = ", ".join(f"<code>{name_html(name)}</code>" for name in fact.names)
     return f"{esc(fact.label)}: " + " ".join(part for part in (names, esc(fact.note)) if part)
 
 
@@ -190,7 +191,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
     samples["lead"] = lead.unit
     body = f"""
 <header>
-  <h1>{esc(run_name)} <span class="kind">· run report</span></h1>
+  <h1>{", ".join(map(name_html, evaluation.run_ids))} <span class="kind">· run report</span></h1>
   <p class="facts">{_facts(run_facts(evaluation) if facts is None else facts)}</p>
 </header>
 <main>
@@ -236,4 +237,4 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
         },
         "samples": samples,
     }
-    return page(title=f"{run_name} — run report", body=body, data=data)
+    return page(title=f"{printable(run_name)} — run report", body=body, data=data)

@@ -25,6 +25,7 @@ import polars as pl
 from aggregator.outputs.error_views import has_errors
 from aggregator.report.error_report import CODES, sample_errors
 from aggregator.report.html import script_json
+from aggregator.text import printable
 from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.units.sample_marks import all_marks
 
@@ -101,6 +102,18 @@ def _raw_json(column: pl.Series) -> msgspec.Raw:
     return msgspec.Raw(msgspec.json.encode([msgspec.Raw(text) for text in column.to_list()]))
 
 
+NOT_PRINTABLE = r"[\p{C}\p{Zl}\p{Zp}[\p{Zs}--\x20]]"
+"""What :func:`~aggregator.text.printable` escapes (control, format, unassigned, separator characters but the space)."""
+
+
+def shown_names(names: pl.Series) -> pl.Series:
+    """Names (sample keys, run ids) as the page shows them: non-printable characters as their escapes
+    (:func:`~aggregator.text.printable`: a U+202E cannot reorder the table)."""
+    if not names.str.contains(NOT_PRINTABLE).any():
+        return names
+    return pl.Series(names.name, [None if n is None else printable(n) for n in names.to_list()], dtype=pl.String)
+
+
 def sample_payload(
     table: pl.DataFrame, unit_names: Mapping[str, str], *, several_runs: bool | None = None, cut: bool = False
 ) -> dict[str, object]:
@@ -120,9 +133,9 @@ def sample_payload(
         for stages in marks.values():
             for stage, column in TUPLE_COLUMNS.items():
                 stages[stage] = [m[:MAX_TUPLES] if short else m for m, short in zip(stages[stage], shortened[column])]
-    run_ids = table.get_column("run_id")
+    run_ids = shown_names(table.get_column("run_id"))
     payload: dict[str, object] = {
-        "key": _json(table.get_column("sample_key")),
+        "key": _json(shown_names(table.get_column("sample_key"))),
         "text": _json(table.get_column("input_text")),
         "has_gold": _json(table.get_column("has_gold")),
         "transitions": list(TRANSITIONS),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from aggregator.report.html import esc, esc_code
+from aggregator.report.html import esc, esc_code, text_html
 from aggregator.run_warnings import WARNINGS, RunWarnings
 
 MARK = "⚠"
@@ -20,7 +20,7 @@ def warning_banner(warnings: RunWarnings) -> str:
     for w in warnings.shown:
         declared = WARNINGS[w.code]
         items.append(
-            f'<li><strong>{MARK} {esc(declared.title)}</strong> <code>{esc(w.code)}</code>: {esc(w.message)}.'
+            f'<li><strong>{MARK} {esc(declared.title)}</strong> <code>{esc(w.code)}</code>: {text_html(w.message)}.'
             f' <span class="advice">{esc_code(declared.advice)}</span></li>'
         )
     allowed = ", ".join(w.code for w in warnings.allowed)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -43,15 +44,36 @@ class Taxonomy:
     sha256: str
 
 
+_AT_BYTE = re.compile(r"\(byte (\d+)\)")
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
 def _parse(data: bytes, source: str, where: str) -> Taxonomy:
+    """``FILE:LINE: reason`` (or ``FILE: reason`` when the whole file is of the wrong shape) for any
+    file that is not UTF-8 JSON of a taxonomy."""
+    expected = 'expected {"name": ..., "refs": ["entity#attribute", ...]}'
+    digest = hashlib.sha256(data).hexdigest()
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{where}:{_line_of(data, exc.start)}: not UTF-8 (byte {data[exc.start]:#04x}); "
+                         "save the taxonomy as UTF-8") from None
     try:
         decoded = msgspec.json.decode(data, type=_TaxonomyFile)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise InputError(f'{where}: not a taxonomy file ({exc}); expected {{"name": ..., "refs": ["entity#attribute", ...]}}') from None
+    except (msgspec.DecodeError, RecursionError) as exc:
+        at = _AT_BYTE.search(str(exc))
+        offset = int(at[1]) if at else len(data) if "truncated" in str(exc) else None
+        place = "" if offset is None else f":{_line_of(data, offset)}"
+        reason = str(exc) if not isinstance(exc, RecursionError) else "nesting too deep"
+        raise InputError(f"{where}{place}: not a taxonomy file ({reason}); {expected}") from None
     refs = frozenset(norm_ref(ref) for ref in decoded.refs)
     if not refs or "" in refs:
         raise InputError(f"{where}: a taxonomy needs at least one ref and no empty one")
-    return Taxonomy(decoded.name, refs, source, hashlib.sha256(data).hexdigest())
+    return Taxonomy(decoded.name, refs, source, digest)
 
 
 def default_taxonomy() -> Taxonomy:

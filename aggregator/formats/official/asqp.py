@@ -4,7 +4,7 @@ Each quad list becomes ``"{cat} is {great|bad|ok} because {aspect|it} is {opinio
 pieces joined by ``" [SSEP] "``, then is split back (pieces stripped; `` because `` and
 `` is `` must split in two, else ``('', '', '', '')``; aspect ``it`` is ``NULL``). Every
 predicted quad found in the gold list is a hit, repeats included; P = hits / n_pred,
-R = hits / n_gold. The tuple-level variant compares the quads as written.
+R = hits / n_gold. The tuple-level variant compares the quads as written. Linear time per sentence.
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
         gold_quads, pred_quads = side(g, quirks), side(p, quirks)
         if "duplicates" not in quirks:
             gold_quads, pred_quads = list(set(gold_quads)), list(set(pred_quads))
-        hits += sum(q in gold_quads for q in pred_quads)
+        found = set(gold_quads)
+        hits += sum(q in found for q in pred_quads)
         n_pred, n_gold = n_pred + len(pred_quads), n_gold + len(gold_quads)
     return {(QUAD, "all"): Tally.of(hits, n_pred, n_gold)}
 

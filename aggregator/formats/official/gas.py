@@ -5,7 +5,8 @@ from the first to the last index; a sentence's triplets are written as
 ``(a, o, s); (a, o, s)`` and parsed back (split on ``'; '`` then ``', '``; anything but 3
 parts is ``('', '', '')``, so an empty list is one such triplet). Every predicted triplet
 found in the gold list is a hit, repeats included. The ``fixed`` pass first replaces
-predicted words missing from the sentence by the closest sentence token (edit distance).
+predicted words missing from the sentence by the closest sentence token (edit distance). Linear
+time per sentence: membership in a set, each word of a sentence recovered once (the same numbers, tested).
 """
 
 from __future__ import annotations
@@ -63,29 +64,48 @@ def side(sentence: Any, quirks: frozenset[str]) -> list[Any]:
     return found
 
 
-def _recover(term: str, candidates: list[str] | tuple[str, ...]) -> str:
+class _NoTokens(ValueError):
+    """The scorer's ``min()`` of no edit distances: a term to recover in a sentence without tokens."""
+
+
+def _closest(word: str, candidates: list[str] | tuple[str, ...]) -> str:
     import editdistance
 
+    distances = [editdistance.eval(word, c) for c in candidates]
+    return candidates[distances.index(min(distances))]
+
+
+def _recover(term: str, candidates: list[str] | tuple[str, ...], strict: bool = False,
+             known: dict[str, str] | None = None) -> str:
+    """The closest candidate of each word (the first of the closest); with no candidates the scorer raises
+    (``strict``), else the term stays. ``known``: the words of this sentence already recovered."""
+    if not candidates:
+        if strict:
+            raise _NoTokens(term)
+        return term
+    known = {} if known is None else known
     out = []
     for word in term.split(" "):
-        distances = [editdistance.eval(word, c) for c in candidates]
-        out.append(candidates[distances.index(min(distances))])
+        if word not in known:
+            known[word] = _closest(word, candidates)
+        out.append(known[word])
     return " ".join(out)
 
 
-def fix(predictions: list[list[Any]], sentences: list[list[str]]) -> list[list[Any]]:
-    """``fix_preds_aste``: the variables of the last decodable triplet stay set for the next ones."""
+def fix(predictions: list[list[Any]], sentences: list[list[str]], strict: bool = False) -> list[list[Any]]:
+    """``fix_preds_aste``: the variables of the last decodable triplet stay set for the next ones.
+    Predictions past the last sentence are recovered against no tokens (``strict``: raise, as the scorer)."""
     state: tuple[str, str, str, bool] | None = None
     fixed = []
     for triplets, tokens in zip(predictions, sentences):
-        sentence, new = " ".join(tokens), []
+        sentence, new, known, polar = " ".join(tokens), [], {}, {}  # type: ignore[var-annotated]
         for p0, p1, p2 in triplets:
             if p1 in SENTIMENTS or p2 in SENTIMENTS or state is None:
                 state = (p0, p2, p1, False) if p1 in SENTIMENTS else (p0, p1, p2, True)
             at, ott, ac, extraction = state
-            new_at = at if at in sentence else _recover(at, tokens)
-            new_ac = ac if ac in SENTIMENTS else _recover(ac, SENTIMENTS)
-            new_ot = ", ".join(ot if ot in sentence else _recover(ot, tokens) for ot in ott.split(", "))
+            new_at = at if at in sentence else _recover(at, tokens, strict, known)
+            new_ac = ac if ac in SENTIMENTS else _recover(ac, SENTIMENTS, strict, polar)
+            new_ot = ", ".join(ot if ot in sentence else _recover(ot, tokens, strict, known) for ot in ott.split(", "))
             new.append((new_at, new_ot, new_ac) if extraction else (new_at, new_ac, new_ot))
         fixed.append(new)
     return fixed
@@ -101,7 +121,8 @@ def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
     for g_, p_ in zip(golds, preds):
         if "duplicates" not in quirks:
             g_, p_ = list(set(g_)), list(set(p_))
-        hits += sum(t in g_ for t in p_)
+        found = set(g_)
+        hits += sum(t in found for t in p_)
         n_pred, n_gold = n_pred + len(p_), n_gold + len(g_)
     return {(TRIPLET, "all"): Tally.of(hits, n_pred, n_gold)}
 
@@ -122,12 +143,20 @@ def fixed_crash(gold: Sentences, pred: Sentences, tallies: Tallies) -> str | Non
     found = _raw_crash(gold, pred)
     if found is not None:
         return found
-    for sentence in pred:
-        for _p0, p1, p2 in side(sentence, frozenset({"surface_text", "round_trip", "empty_junk"})):
+    parsed = [side(p, frozenset({"surface_text", "round_trip", "empty_junk"})) for p in pred]
+    for sentence, triplets in zip(pred, parsed):
+        for _p0, p1, p2 in triplets:
             if p1 in SENTIMENTS or p2 in SENTIMENTS:
-                return None
+                break
             return (f"UnboundLocalError: line {sentence.line}: the first predicted triplet cannot be decoded "
                     "(an empty prediction), and no earlier one set the variables fix_preds_aste reuses")
+        else:
+            continue
+        break
+    try:
+        fix(parsed, [g.text.split() for g in gold], strict=True)
+    except _NoTokens:
+        return "ValueError: min() arg is an empty sequence (a predicted term to recover in a sentence without tokens)"
     return None
 
 

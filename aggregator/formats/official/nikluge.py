@@ -4,7 +4,8 @@ Per sentence (paired by position): for each gold annotation, the first predictio
 same category decides (category TP if any; pipeline TP if its polarity is the gold's);
 for each prediction, the first gold of the same category decides its false positive.
 TP are counted on the gold side, FP on the prediction side; no guard against a zero
-denominator. Before the fix the found-flags were not reset between predictions.
+denominator. Before the fix the found-flags were not reset between predictions. Counted in linear
+time per sentence (first matches and repeats looked up by category).
 """
 
 from __future__ import annotations
@@ -139,9 +140,13 @@ def events(gold: Sentences, pred: Sentences) -> dict[str, int]:
     for g, p in positions:
         gold_anns, pred_anns = _annotations(g, True, exact), _annotations(p, False, exact)
         for side, other in ((gold_anns, pred_anns), (pred_anns, gold_anns)):
-            counts["first_match"] += sum(len({o for o in other if o[0] == a[0]}) > 1 for a in side)
-        matched = [i for i, a in enumerate(pred_anns) if any(g_[0] == a[0] for g_ in gold_anns)]
-        counts["stale_flags"] += len(pred_anns) - 1 - matched[0] if matched else 0
+            distinct: dict[Any, set[Ann]] = {}
+            for o in other:
+                distinct.setdefault(o[0], set()).add(o)
+            counts["first_match"] += sum(len(distinct.get(a[0], ())) > 1 for a in side)
+        categories = {g_[0] for g_ in gold_anns}
+        matched = next((i for i, a in enumerate(pred_anns) if a[0] in categories), None)
+        counts["stale_flags"] += len(pred_anns) - 1 - matched if matched is not None else 0
     return counts
 
 

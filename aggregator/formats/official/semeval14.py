@@ -3,7 +3,7 @@
 Sentences pair by position. Terms: per sentence the (from, to) offsets, as written, of
 every predicted term found among the gold's count (no de-duplication); categories:
 lower-cased, the predicted ones de-duplicated, the gold ones not. P = common / retrieved
-(0 if none), R = common / relevant (no guard), F1 = 2PR / (P + R).
+(0 if none), R = common / relevant (no guard), F1 = 2PR / (P + R). Linear time per sentence.
 """
 
 from __future__ import annotations
@@ -49,10 +49,12 @@ def run(gold: Sentences, pred: Sentences, quirks: frozenset[str]) -> Tallies:
     for g, p in sentences:
         cor, pre = _terms(g, quirks), _terms(p, quirks)
         cor, pre = (cor, pre) if repeats else (list(set(cor)), list(set(pre)))
-        terms = terms.plus(Tally.of(sum(a in cor for a in pre), len(pre), len(cor)))
+        found = set(cor)
+        terms = terms.plus(Tally.of(sum(a in found for a in pre), len(pre), len(cor)))
         cor_c, pre_c = _categories(g, quirks), list(set(_categories(p, quirks)))
         cor_c = cor_c if repeats else list(set(cor_c))
-        categories = categories.plus(Tally.of(sum(c in cor_c for c in pre_c), len(pre_c), len(cor_c)))
+        found_c = set(cor_c)
+        categories = categories.plus(Tally.of(sum(c in found_c for c in pre_c), len(pre_c), len(cor_c)))
     return {("aspect", "all"): terms, ("category", "all"): categories}
 
 

@@ -213,8 +213,13 @@
     function row(i) {
       var u = s.units[state.unit];
       var tr = el("tr");
-      var key = el("td", "key", s.key[i]);
-      if (s.run) key.appendChild(el("div", "sub", s.run[i]));
+      var key = el("td", "key");
+      key.appendChild(el("bdi", null, s.key[i]));
+      if (s.run) {
+        var run = el("div", "sub");
+        run.appendChild(el("bdi", null, s.run[i]));
+        key.appendChild(run);
+      }
       if (s.text[i]) key.appendChild(el("div", "sentence", s.text[i]));
       tr.appendChild(key);
       var move = el("td", "move");
