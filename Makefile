@@ -1,7 +1,7 @@
 # Two entry points for a fresh machine with Python 3.11 and make:
 #   make demo   install into .venv, aggregate the run shipped in results/ and compare the 13 vendored real runs
 #               into comparison/ (results/ keeps holding runs only, so that `aggregate results/*/` reads runs)
-#   make test   install into .venv, lint (ruff) and run the whole test suite on two cores (pytest-xdist)
+#   make test   install into .venv, lint (ruff), type-check (mypy --strict, [tool.mypy]) and run the whole test suite on two cores (pytest-xdist)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -23,6 +23,7 @@ demo: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check aggregator scorecards tests benchmarks
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
 
 docs: $(BIN)/.installed

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -167,27 +168,40 @@ def commands(data: Path, outdir: Path, reference: str | None) -> dict[str, list[
 
 
 def bench(rows: int, repeat: int, reference: str | None, data_dir: Path) -> tuple[Path, list[Timing]]:
+    return timed(rows, repeat, data_dir, lambda data, outdir: commands(data, outdir, reference))
+
+
+def timed(rows: int, repeat: int, data_dir: Path,
+          make: Callable[[Path, Path], dict[str, list[str]]]) -> tuple[Path, list[Timing]]:
+    """The real-shaped file of ``rows`` rows (generated once into ``data_dir``) and the
+    :func:`interleaved` timings of the commands ``make(file, output folder)`` gives."""
     data = data_dir / f"rows{rows}.jsonl"
     if not data.exists():
         generate(DEFAULT_SOURCE, rows, data)
     with tempfile.TemporaryDirectory() as tmp:
-        cmds = commands(data, Path(tmp), reference)
-        timings = {name: Timing(name) for name in cmds}
-        for name, argv in cmds.items():  # warm-up (page cache, pyc files) that also samples memory
-            if name != "reference":
-                _, _, tree, single = measure(argv, sample_memory=True)
-                timings[name].tree_mb.append(tree)
-                timings[name].single_mb.append(single)
-        for i in range(repeat):
-            for name, argv in cmds.items():
-                if name == "reference" and i >= max(1, repeat // 3):
-                    continue
-                seconds, cpu, tree, single = measure(argv, sample_memory=name == "reference")
-                timings[name].seconds.append(seconds)
-                timings[name].cpu.append(cpu)
-                timings[name].tree_mb.append(tree)
-                timings[name].single_mb.append(single)
-    return data, list(timings.values())
+        return data, interleaved(make(data, Path(tmp)), repeat)
+
+
+def interleaved(cmds: dict[str, list[str]], repeat: int) -> list[Timing]:
+    """Time each command ``repeat`` times, interleaved, after an untimed warm-up (page cache, pyc
+    files) that samples memory; the command named ``reference`` (slow) runs a third as often,
+    memory sampled in its timed runs."""
+    timings = {name: Timing(name) for name in cmds}
+    for name, argv in cmds.items():
+        if name != "reference":
+            _, _, tree, single = measure(argv, sample_memory=True)
+            timings[name].tree_mb.append(tree)
+            timings[name].single_mb.append(single)
+    for i in range(repeat):
+        for name, argv in cmds.items():
+            if name == "reference" and i >= max(1, repeat // 3):
+                continue
+            seconds, cpu, tree, single = measure(argv, sample_memory=name == "reference")
+            timings[name].seconds.append(seconds)
+            timings[name].cpu.append(cpu)
+            timings[name].tree_mb.append(tree)
+            timings[name].single_mb.append(single)
+    return list(timings.values())
 
 
 def table(data: Path, rows: int, timings: list[Timing]) -> str:

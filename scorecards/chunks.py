@@ -12,7 +12,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -28,21 +28,22 @@ Identity = tuple[str, str, str, int]
 PACK_ROWS = 16_384
 
 
-def row_decoder(transform: object) -> msgspec.json.Decoder:
+def row_decoder(transform: object) -> msgspec.json.Decoder[Any]:
     """The decoder of the rows a transform reads: its ``row_decoder()`` when it has one
     (a wider typed partial schema, e.g. the metric families'), else the core :class:`Row`'s."""
     wider = getattr(transform, "row_decoder", None)
     return wider() if wider is not None else ROW_DECODER
 
 
-def decode_row(raw: Line, decoder: msgspec.json.Decoder = ROW_DECODER) -> Row:
+def decode_row(raw: Line, decoder: msgspec.json.Decoder[Any] = ROW_DECODER) -> Row:
     """Decode one line into the partial :class:`Row`; raise :class:`BadRow` saying why not.
 
     The bytes the schema skips are not looked at: the UTF-8 rule is checked by
     :func:`~scorecards.scan.scan_file`, beside the decoders.
     """
     try:
-        return decoder.decode(raw)  # type: ignore[no-any-return]
+        row: Row = decoder.decode(raw)  # a wider decoder's Struct has the fields of Row
+        return row
     except msgspec.ValidationError as exc:
         text = str(exc)
         if " - at `" not in text:
@@ -107,7 +108,7 @@ def read_range(
     decoder = row_decoder(transform)
     pack = getattr(transform, "pack", None)
     load = getattr(transform, "load", None) if here else None
-    rows: list[object] = chunk.items if pack is None else []  # type: ignore[assignment]
+    rows: list[T] = chunk.items if pack is None else []
     try:
         with open_stream(path, on_bytes) as (handle, compressed):
             lines = iter_lines(handle, start, end, None if compressed else on_bytes)

@@ -14,9 +14,12 @@ import io
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, Literal
 
 from scorecards.errors import InputError
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 Compression = Literal["gzip", "zstd"]
 MAGIC: dict[bytes, Compression] = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd"}
@@ -33,15 +36,15 @@ def compression_of(path: str) -> Compression | None:
 class _Counting(io.RawIOBase):
     """A raw file that reports the (compressed) bytes read from it, for the progress bar."""
 
-    def __init__(self, raw: BinaryIO, on_bytes: Callable[[int], None]) -> None:
+    def __init__(self, raw: io.BufferedReader, on_bytes: Callable[[int], None]) -> None:
         self._raw = raw
         self._on_bytes = on_bytes
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        count = self._raw.readinto(buffer)  # type: ignore[attr-defined]
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        count = self._raw.readinto(buffer)
         if count:
             self._on_bytes(count)
         return count or 0
@@ -51,7 +54,7 @@ class _Zstd(io.RawIOBase):
     """Decompressed zstd frames, one after another; data that ends inside a frame is an error
     (``zstandard``'s own stream reader ends quietly there)."""
 
-    def __init__(self, source: BinaryIO) -> None:
+    def __init__(self, source: io.RawIOBase | io.BufferedReader) -> None:
         import zstandard
 
         self._source = source
@@ -63,7 +66,7 @@ class _Zstd(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         while not self._pending:
             data = self._source.read(BUFFER)
             if not data:
@@ -76,14 +79,15 @@ class _Zstd(io.RawIOBase):
                 self._started = True
                 self._pending += self._frame.decompress(data)
                 data = self._frame.unused_data if self._frame.eof else b""
-        count = min(len(buffer), len(self._pending))
-        buffer[:count] = self._pending[:count]
+        view = memoryview(buffer)
+        count = min(len(view), len(self._pending))
+        view[:count] = self._pending[:count]
         self._pending = self._pending[count:]
         return count
 
 
 @contextmanager
-def open_stream(path: str, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[BinaryIO, bool]]:
+def open_stream(path: str, on_bytes: Callable[[int], None] | None = None) -> Iterator[tuple[io.BufferedIOBase, bool]]:
     """The file's content as a binary stream, decompressed when it is gzip or zstd, and whether it was.
 
     ``on_bytes`` is called with the compressed bytes read (for a plain file the caller counts).
@@ -93,13 +97,13 @@ def open_stream(path: str, on_bytes: Callable[[int], None] | None = None) -> Ite
         if kind is None:
             yield raw, False
             return
-        source: BinaryIO = _Counting(raw, on_bytes) if on_bytes is not None else raw  # type: ignore[assignment]
+        source = _Counting(raw, on_bytes) if on_bytes is not None else raw
         if kind == "gzip":
-            with gzip.GzipFile(fileobj=source, mode="rb") as stream:
-                yield stream, True  # type: ignore[misc]
+            with gzip.GzipFile(fileobj=source, mode="rb") as unzipped:
+                yield unzipped, True
             return
         with io.BufferedReader(_Zstd(source), BUFFER) as stream:
-            yield stream, True  # type: ignore[misc]
+            yield stream, True
 
 
 def corrupt(path: str, exc: BaseException) -> InputError | None:

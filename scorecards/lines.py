@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from io import BufferedIOBase
 
 BLOCK = 1 << 22
 BOM = b"\xef\xbb\xbf"
@@ -42,7 +42,7 @@ def split_ranges(path: str, parts: int, min_part: int) -> list[tuple[int, int]]:
 
 
 def iter_lines(
-    handle: BinaryIO, start: int, end: int | None, on_bytes: Callable[[int], None] | None = None
+    handle: BufferedIOBase, start: int, end: int | None, on_bytes: Callable[[int], None] | None = None
 ) -> Iterator[Line]:
     """Yield every line in ``[start, end)`` without its ``\\n``, reading in blocks.
 

@@ -66,7 +66,7 @@ def norm_polarity(text: str | None) -> tuple[Polarity, bool]:
     ``pos``/``neg``/``neu`` expand. Any other value raises :class:`UnknownPolarity`.
     """
     if text in _POLARITY_ALIASES:
-        return _POLARITY_ALIASES[text], False  # type: ignore[index]
+        return _POLARITY_ALIASES[text], False
     key = (text or "").strip().lower()
     if not key:
         return "neutral", True

@@ -8,9 +8,9 @@ fails at its first bad line (:class:`~scorecards.errors.BadLineError`).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from scorecards.errors import BadLine, BadLineError, InputError, quoted
 
@@ -21,6 +21,14 @@ if TYPE_CHECKING:
     from scorecards.scan import FileScan
 
 T = TypeVar("T")
+
+
+class Indices(Protocol):
+    """Row indices, in order: a list, or what a packing transform's ``duplicates`` gives (e.g. a Polars Series)."""
+
+    def __len__(self) -> int: ...
+
+    def __iter__(self) -> Iterator[int]: ...
 
 
 @dataclass
@@ -40,13 +48,13 @@ class ReadResult(Generic[T]):
     skipped: list[BadLine]
     workers: int
     sha256: str
-    kept: Sequence[int] | None = None
+    kept: Indices | None = None
     lines: array[int] = field(default_factory=lambda: array("q"))
 
 
 Duplicate = tuple[int, int, str, str, str]
 """(line, line of the first row of that identity, run id, split, sample key) of a duplicate row."""
-FindDuplicates = Callable[[list[T], "array[int]", Collection[int]], tuple[list[Duplicate], Sequence[int] | None]]
+FindDuplicates = Callable[[list[T], "array[int]", Collection[int]], tuple[list[Duplicate], Indices | None]]
 """A packing transform's ``duplicates(blocks, lines, excluded)``: the duplicate rows of the loaded
 blocks (rows on ``excluded`` lines left out), in line order, and the indices of the rows that
 count (None: all)."""
@@ -107,6 +115,7 @@ def merge_chunks(
         chunk.items, chunk.ids, chunk.row_lines = [], [], array("q")
         offset += chunk.lines
         rows += chunk.rows
+    kept: Indices | None
     if find_duplicates is None:
         found, kept = _duplicates(ids, scan.invalid)
     else:

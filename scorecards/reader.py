@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload
 
 from scorecards.chunks import PACK_ROWS, Chunk, read_range
 from scorecards.inputs import default_run_id, input_ranges, process_limit, resolve_input
@@ -24,9 +24,28 @@ from scorecards.read_result import ReadResult, merge_chunks
 from scorecards.scan import scan_file
 
 if TYPE_CHECKING:
+    from array import array
+
+    from scorecards.read_result import Duplicate, Indices
     from scorecards.record import SampleRecord
 
 T = TypeVar("T")
+B = TypeVar("B")
+
+
+class Packing(Protocol[B]):
+    """A transform whose rows travel in blocks (e.g. :class:`aggregator.run.sample_values.SampleEvaluator`):
+    ``pack`` turns a decoding process's rows into a block, ``load`` turns blocks into one in the
+    reading process, and ``duplicates`` finds the duplicate rows among the loaded blocks
+    (:data:`~scorecards.read_result.FindDuplicates`). The read's ``items`` are the loaded blocks."""
+
+    def __call__(self, record: SampleRecord, /) -> Any: ...
+
+    def pack(self, rows: list[Any], /) -> Any: ...
+
+    def load(self, blocks: list[Any], /) -> B: ...
+
+    def duplicates(self, blocks: list[B], lines: array[int], excluded: Collection[int], /) -> tuple[list[Duplicate], Indices | None]: ...
 
 
 class PendingRead(Generic[T]):
@@ -100,14 +119,28 @@ class PendingRead(Generic[T]):
         return merge_chunks(self.path, chunks, scan, self._skip, self._processes, find_duplicates)
 
 
+@overload
+def start_read(
+    path: str | os.PathLike[str], transform: Packing[B], *, skip_bad_lines: bool = ..., workers: int | None = ...,
+    on_bytes: Callable[[int], None] | None = ...,
+) -> PendingRead[B]: ...
+
+
+@overload
+def start_read(
+    path: str | os.PathLike[str], transform: Callable[[SampleRecord], T], *, skip_bad_lines: bool = ...,
+    workers: int | None = ..., on_bytes: Callable[[int], None] | None = ...,
+) -> PendingRead[T]: ...
+
+
 def start_read(
     path: str | os.PathLike[str],
-    transform: Callable[[SampleRecord], T],
+    transform: Callable[[SampleRecord], Any],
     *,
     skip_bad_lines: bool = False,
     workers: int | None = None,
     on_bytes: Callable[[int], None] | None = None,
-) -> PendingRead[T]:
+) -> PendingRead[Any]:
     """Begin reading ``path`` (a run directory or a scorecards file); see :class:`PendingRead`.
 
     ``on_bytes`` is called with the size of each block read, in whichever process reads

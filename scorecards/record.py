@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
@@ -29,6 +29,7 @@ FinalSource = Literal["final_tuples", "final_aspects", "inputs_aspect_sentiments
 
 _FINAL_RESULT = "runtime.parsed_output.final_result"
 META_COUNT_LIMIT = 2**31 - 1
+T = TypeVar("T")
 
 
 class BadRow(ValueError):
@@ -82,7 +83,7 @@ def _meta_int(value: Any, name: str) -> int:
     return value
 
 
-def _read_gold(row: Row, inputs: Inputs) -> ReadTuples:
+def _read_gold(row: Row, inputs: Inputs, lenient: bool) -> ReadTuples:
     candidates: tuple[tuple[TupleList, str], ...] = (
         (row.gold_tuples, "gold_tuples"),
         (inputs.gold_tuples, "inputs.gold_tuples"),
@@ -91,11 +92,11 @@ def _read_gold(row: Row, inputs: Inputs) -> ReadTuples:
     )
     for items, path in candidates:
         if items:
-            return read_a(items, path, gold=True, skip_empty=path.endswith("gold_triplets"))
+            return read_a(items, path, gold=True, skip_empty=path.endswith("gold_triplets"), lenient=lenient)
     return EMPTY
 
 
-def _decode(decoder: msgspec.json.Decoder, raw: msgspec.Raw, where: str) -> Any:
+def _decode(decoder: msgspec.json.Decoder[T], raw: msgspec.Raw, where: str) -> T:
     """Decode a raw part of the row kept for later; a wrong type or too deep nesting is a :class:`BadRow`."""
     try:
         return decoder.decode(raw)
@@ -122,7 +123,7 @@ def _trace_entries(raws: tuple[tuple[msgspec.Raw, str], ...]) -> tuple[list[Trac
     return None
 
 
-def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...]) -> ReadTuples | None:
+def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...], lenient: bool) -> ReadTuples | None:
     """Stage 1 from the first stage1/atsa trace entry with a non-empty ``aspect_sentiments`` list.
 
     None when there is no such entry. A chosen entry whose items are all empty objects
@@ -140,14 +141,16 @@ def _read_trace_stage1(raws: tuple[tuple[msgspec.Raw, str], ...]) -> ReadTuples 
         where = f"{path}[{index}].output.aspect_sentiments"
         output = _decode(TRACE_OUTPUT_DECODER, entry.output, where)
         if isinstance(output, TraceOutput) and output.aspect_sentiments:
-            return read_a(output.aspect_sentiments, where)
+            return read_a(output.aspect_sentiments, where, lenient=lenient)
     return None
 
 
-def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
+def to_record(row: Row, line: int, default_run_id: str, *, lenient: bool = False) -> SampleRecord:
     """Apply the contract's field paths and fallbacks to a decoded row.
 
-    Raises :class:`BadRow` for a missing sample key or a bad tuple item.
+    Raises :class:`BadRow` for a missing sample key or a bad tuple item. ``lenient`` (a caller
+    scoring one pipeline output, :mod:`aggregator.legacy`): no sample key is needed (``""``) and
+    an unknown polarity reads as ``neutral``.
     """
     meta = row.meta or Meta()
     inputs = row.inputs or Inputs()
@@ -156,23 +159,26 @@ def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
     final_result = parsed.final_result or FinalResult()
 
     sample_key = _first_key(meta.text_id, meta.uid, meta.case_id, runtime.uid)
+    if sample_key is None and lenient:
+        sample_key = ""
     if sample_key is None:
         raise BadRow("no sample key (meta.text_id, meta.uid, meta.case_id or runtime.uid)")
     try:
-        gold = _read_gold(row, inputs)
+        gold = _read_gold(row, inputs, lenient)
         final: ReadTuples = EMPTY
         final_source: FinalSource = "inputs_aspect_sentiments"
         if final_result.final_tuples:
-            final = read_a(final_result.final_tuples, f"{_FINAL_RESULT}.final_tuples")
+            final = read_a(final_result.final_tuples, f"{_FINAL_RESULT}.final_tuples", lenient=lenient)
             final_source = "final_tuples"
         if not final.tuples and final_result.final_aspects:
-            final = read_a(final_result.final_aspects, f"{_FINAL_RESULT}.final_aspects")
+            final = read_a(final_result.final_aspects, f"{_FINAL_RESULT}.final_aspects", lenient=lenient)
             final_source = "final_aspects"
         if not final.tuples:
-            final = read_a(inputs.aspect_sentiments or [], "inputs.aspect_sentiments", require_term=True)
+            final = read_a(inputs.aspect_sentiments or [], "inputs.aspect_sentiments", require_term=True,
+                           lenient=lenient)
             final_source = "inputs_aspect_sentiments"
 
-        stage1 = read_b(final_result.stage1_tuples or [], f"{_FINAL_RESULT}.stage1_tuples")
+        stage1 = read_b(final_result.stage1_tuples or [], f"{_FINAL_RESULT}.stage1_tuples", lenient=lenient)
         stage1_source: Stage1Source = "stage1_tuples"
         if not stage1.tuples:
             traced = _read_trace_stage1(
@@ -180,7 +186,8 @@ def to_record(row: Row, line: int, default_run_id: str) -> SampleRecord:
                     (runtime.process_trace, "runtime.process_trace"),
                     (row.process_trace, "process_trace"),
                     (parsed.process_trace, "runtime.parsed_output.process_trace"),
-                )
+                ),
+                lenient,
             )
             if traced is not None:
                 stage1, stage1_source = traced, "process_trace"

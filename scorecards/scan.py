@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from io import BufferedIOBase
 
 from scorecards.compressed import compression_of, open_stream
 from scorecards.lines import BLOCK, iter_lines
@@ -106,7 +106,7 @@ def char_blocks(fd: int, size: int) -> Iterator[bytes]:
         offset += len(block)
 
 
-def stream_char_blocks(stream: BinaryIO) -> Iterator[bytes]:
+def stream_char_blocks(stream: BufferedIOBase) -> Iterator[bytes]:
     """A stream's bytes in blocks, each cut before a multi-byte character straddling its end
     (the cut bytes start the next block), as :func:`char_blocks` for a file."""
     carry = b""

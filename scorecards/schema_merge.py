@@ -15,7 +15,7 @@ Python objects. Two declarations of one field merge as follows:
 from __future__ import annotations
 
 from functools import reduce
-from types import NoneType, UnionType
+from types import GenericAlias, NoneType, UnionType
 from typing import Any, Union, get_args, get_origin
 
 import msgspec
@@ -50,7 +50,7 @@ def merge_types(a: Any, b: Any, where: str) -> Any:
     if structs[0] and structs[1]:
         merged.append(merge_structs(structs[0][0].__name__, structs[0][0], structs[1][0], where=where))
     if lists[0] and lists[1]:
-        merged.append(list[merge_types(get_args(lists[0][0])[0], get_args(lists[1][0])[0], f"{where}[]")])  # type: ignore[misc]
+        merged.append(GenericAlias(list, merge_types(get_args(lists[0][0])[0], get_args(lists[1][0])[0], f"{where}[]")))
     if not merged:
         raise SchemaConflict(f"field `{where}` is declared as {a!r} and as {b!r}")
     rest = [m for m in left if not _is_struct(m) and get_origin(m) is not list and (m in right or m is NoneType and NoneType in right)]

@@ -15,7 +15,7 @@ import msgspec
 
 from scorecards.errors import INVALID_UTF8, NESTING_TOO_DEEP
 from scorecards.normalize import Polarity, UnknownPolarity, norm_polarity, norm_ref, norm_term
-from scorecards.schema import ITEM_DECODER, TupleItem
+from scorecards.schema import ITEM_DECODER, TermObject, TupleItem
 
 _BLANKS = b" \t\r\n"
 
@@ -48,20 +48,23 @@ EMPTY = ReadTuples(frozenset(), 0)
 def _raw_term(item: TupleItem) -> str | None:
     """The item's aspect term text, with the legacy ``opinion_term`` object standing in."""
     term = item.aspect_term
-    if term is not None and type(term) is not str:
+    if isinstance(term, TermObject):
         term = term.term
     if term is None:
         opinion = item.opinion_term
-        if opinion is not None and type(opinion) is not str:
+        if isinstance(opinion, TermObject):
             term = opinion.term
     return term
 
 
-def _polarity(item: TupleItem, path: str, index: int) -> tuple[Polarity, bool]:
-    """``polarity``, else ``label``, normalized; an unknown value is a :class:`BadTuple`."""
+def _polarity(item: TupleItem, path: str, index: int, lenient: bool) -> tuple[Polarity, bool]:
+    """``polarity``, else ``label``, normalized; an unknown value is a :class:`BadTuple`
+    (``lenient``: ``neutral``, as the research tool's normalizer read it)."""
     try:
         return norm_polarity(item.polarity or item.label)
     except UnknownPolarity as exc:
+        if lenient:
+            return "neutral", False
         raise BadTuple(f"{exc} at `{path}[{index}]`") from None
 
 
@@ -94,11 +97,13 @@ def read_a(
     gold: bool = False,
     require_term: bool = False,
     skip_empty: bool = True,
+    lenient: bool = False,
 ) -> ReadTuples:
     """Reader A: every item is kept (unless ``require_term`` and its term is blank after a strip).
 
     aspect_ref is ``aspect_ref``, else ``term``. ``is_implicit: true`` empties the term
-    (not for gold). For gold, a missing term becomes the normalized ref text.
+    (not for gold). For gold, a missing term becomes the normalized ref text. ``lenient``: an
+    unknown polarity reads as ``neutral`` instead of being bad input.
     """
     out: set[EvalTuple] = set()
     defaulted = 0
@@ -113,16 +118,16 @@ def read_a(
             term = norm_term(raw_term) if raw_term else ""
         if require_term and not term.strip():
             continue
-        polarity, was_defaulted = _polarity(item, path, index)
+        polarity, was_defaulted = _polarity(item, path, index, lenient)
         defaulted += was_defaulted
         out.add(EvalTuple(norm_ref(ref_text), term, polarity))
     return ReadTuples(frozenset(out), defaulted)
 
 
-def read_b(raws: Sequence[msgspec.Raw], path: str) -> ReadTuples:
+def read_b(raws: Sequence[msgspec.Raw], path: str, *, lenient: bool = False) -> ReadTuples:
     """Reader B (``stage1_tuples``): keeps items whose normalized ref or term is non-empty.
 
-    aspect_ref is ``aspect_ref`` only; ``is_implicit`` is ignored.
+    aspect_ref is ``aspect_ref`` only; ``is_implicit`` is ignored. ``lenient`` as for :func:`read_a`.
     """
     out: set[EvalTuple] = set()
     defaulted = 0
@@ -132,7 +137,7 @@ def read_b(raws: Sequence[msgspec.Raw], path: str) -> ReadTuples:
         term = norm_term(raw_term) if raw_term else ""
         if not ref and not term:
             continue
-        polarity, was_defaulted = _polarity(item, path, index)
+        polarity, was_defaulted = _polarity(item, path, index, lenient)
         defaulted += was_defaulted
         out.add(EvalTuple(ref, term, polarity))
     return ReadTuples(frozenset(out), defaulted)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-"""CI's profile (``HYPOTHESIS_PROFILE=ci``, or any run with ``CI`` set): the same examples on every run and
-no example database, so a property test cannot pass or fail by chance. Local runs keep Hypothesis'
-random search and its database of failing examples."""
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
+"""CI's profile (``HYPOTHESIS_PROFILE=ci``, or any run with ``CI`` set): the same examples on every run, no
+example database and no deadline (speed is for the benchmarks), so a property test cannot pass or fail by
+chance. Local runs keep Hypothesis' random search and its database of failing examples."""
 settings.register_profile("random", print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "random"))
 

@@ -77,3 +77,9 @@ def test_bench_scale_runs_on_small_inputs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "### 300 tiny rows" in done.stdout and "### one aspect term of 1 MB" in done.stdout
     assert "report.html" in done.stdout and "peak RSS of the process tree" in done.stdout
+
+
+def test_bench_legacy_runs_on_a_small_generated_input(tmp_path: Path) -> None:
+    done = run("bench_legacy.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "| aggregate RUN | 1 |" in done.stdout and "| aggregate legacy (full) | 1 |" in done.stdout

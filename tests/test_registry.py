@@ -9,8 +9,9 @@ from typing import Any, get_args
 import polars as pl
 import pytest
 
-from aggregator.metrics.registry import AVERAGING_TEXT, Averaging, Kind, Metric, Registry, Section, UnknownMetric
+from aggregator.metrics.registry import AVERAGING_TEXT, Averaging, Metric, Registry, Section, UnknownMetric
 from aggregator.metrics.structural import STRUCTURAL
+from aggregator.metrics.values import Kind
 from aggregator.outputs.markdown import SECTION_TITLES
 from aggregator.run.pipeline import evaluate_run
 from tests.conftest import CONFORMANCE, RUNS

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from aggregator.compare import compare_runs
-from aggregator.compare.markdown import interval, mean_sd
+from aggregator.compare.cells import interval, mean_sd
 from aggregator.report.comparison_report import comparison_report, condition_rows, p_text
 from tests.conftest import RUNS, run_cli
 from tests.scorecard_rows import item, row, write_rows

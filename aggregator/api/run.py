@@ -18,12 +18,11 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from aggregator.api import arguments
 from aggregator.frozen import Frozen
+from aggregator.metrics.values import MetricValue
 from aggregator.outputs.metadata import RunMetadata
 
 if TYPE_CHECKING:
     import polars as pl  # noqa: TC004 (only the private attribute _table names it; pydantic does not evaluate that)
-
-MetricValue = bool | int | float | str | None
 
 
 class RunResult(RunMetadata):

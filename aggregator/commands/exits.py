@@ -9,17 +9,18 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import NoReturn, ParamSpec, TypeVar
 
 from aggregator.commands.terminal import say
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 EXIT_USER_ERROR = 2
 EXIT_WARNING = 3
 SKIPS_SHOWN = 5
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print one line to stderr and exit with status 2."""
     say(f"aggregate: error: {message}", err=True)
     sys.exit(EXIT_USER_ERROR)
@@ -44,11 +45,11 @@ def user_error(exc: BaseException) -> str | None:
     return None
 
 
-def user_errors(func: F) -> F:
+def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Turn the input and output errors a user can cause into one-line exits (see :func:`user_error`)."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except Exception as exc:
@@ -57,7 +58,7 @@ def user_errors(func: F) -> F:
                 raise
             fail(message)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def report_skips(skipped: Sequence[object], label: str = "") -> None:

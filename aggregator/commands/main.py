@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
 
 import click
@@ -21,6 +22,7 @@ from aggregator.commands.terminal import say
 from aggregator.compare.command import compare_command
 from aggregator.deferred_import import defer
 from aggregator.formats.command import convert_command, score_command
+from aggregator.legacy.command import legacy_command
 
 NO_ARGS_IS_HELP: type[click.UsageError] | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())
 """Click 8.2 raises it for a bare ``aggregate``; the help it carries is shown as it is."""
@@ -94,7 +96,7 @@ def main() -> None:
     os._exit(code)
 
 
-def _interrupt_in(pid: int) -> signal.Handlers | object:
+def _interrupt_in(pid: int) -> Callable[[int, FrameType | None], None]:
     """A SIGINT handler that interrupts process ``pid`` only: the decoding processes it forks
     inherit it and go on (Ctrl-C reaches the whole process group), to be ended by it."""
 
@@ -169,6 +171,7 @@ def cli() -> None:
     aggregate samples RUN         the samples behind the numbers (--only misses|fixes|breaks|changed)
     aggregate score GOLD PRED     any ABSA format, sound and as its official scorer
     aggregate convert GOLD PRED   any ABSA format as scorecards, for aggregate RUN
+    aggregate legacy --input F    the research script's command line and files (docs/migration.md)
     """
 
 
@@ -177,3 +180,4 @@ cli.add_command(compare_command)
 cli.add_command(samples_command)
 cli.add_command(score_command)
 cli.add_command(convert_command)
+cli.add_command(legacy_command)

@@ -2,8 +2,11 @@
 
 ``--only misses`` lists the samples wrong at the final stage under ``--unit`` (still wrong or
 broken), ``fixes`` and ``breaks`` the review's transitions, ``changed`` the samples whose unit
-pairs the review changed. Each tuple carries its mark under the unit (:mod:`aggregator.units.sample_marks`):
-✓ matched, ✗ not matched, · no pair in the unit; + added by the review, − dropped by it.
+pairs the review changed, ``error:CLASS`` (polarity, category, boundary, implicit, spurious,
+missed) the samples with an error of that class at the final stage (docs/errors.md). Each tuple
+carries its mark under the unit (:mod:`aggregator.units.sample_marks`): ✓ matched, ✗ not
+matched, · no pair in the unit; + added by the review, − dropped by it; and its error class
+(:mod:`aggregator.units.error_marks`), shown beside it by an ``error:`` filter.
 Nothing is written to disk.
 """
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +36,8 @@ ONLY = {
     "breaks": "correct at stage 1, wrong at the final stage",
     "changed": "the review changed the unit's pairs",
 }
+ERROR_CLASSES = ("polarity", "category", "boundary", "implicit", "spurious", "missed")
+ONLY.update({f"error:{c}": f"a {c} error at the final stage" for c in ERROR_CLASSES})
 SYMBOLS = {"m": "✓", "x": "✗", "-": "·"}
 STAGE_KEYS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}
 
@@ -64,6 +70,9 @@ def samples_command(run: Path, unit: str | None, only: str, limit: int, profile:
     for line in warning_lines(evaluation):
         warn(line)
     lead = evaluation.run_warnings.lead() if unit is None else chosen_unit(unit)
+    if only.startswith("error:") and f"err_{lead.unit}_s2_{only[6:]}" not in evaluation.table.columns:
+        raise click.UsageError(f"--only {only}: the {lead.name} unit carries no ref, so it has no {only[6:]} errors "
+                               "(use --unit ref or attr)")
     rows = selected_samples(evaluation, lead.unit, only)
     shown = rows if limit == 0 else rows[:limit]
     codes = evaluation.run_warnings.marks().get(lead.metric("tuple_f1_s2"), [])
@@ -77,7 +86,7 @@ def samples_command(run: Path, unit: str | None, only: str, limit: int, profile:
     title = (f"{only} under {lead.name}{marked} ({ONLY[only]}): {len(rows)} samples"
              + (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else ""))
     out(("" if lead.reason() is None else f"{lead.reason()} (--unit to choose)\n")
-        + render_table(shown, lead.name, title))
+        + render_table(shown, lead.name, title, classes=only.startswith("error:")))
 
 
 def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -> list[bool]:
@@ -87,17 +96,20 @@ def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -
         return [True] * table.height
     if only == "changed":
         return changed
+    if only.startswith("error:"):
+        return (table.get_column(f"err_{unit}_s2_{only[6:]}") > 0).to_list()
     wanted = {"misses": ("break", "still"), "fixes": ("fix",), "breaks": ("break",)}[only]
     return [g and t in wanted for g, t in zip(has_gold, transition)]
 
 
 def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[dict[str, Any]]:
     """The samples ``only`` selects under ``unit``, in sample-key order, each with its tuples and marks."""
+    from aggregator.units.error_marks import tuple_classes
     from aggregator.units.projection import UNITS
     from aggregator.units.sample_marks import all_marks, tuples_of
 
     table = evaluation.table
-    marks = all_marks(table, [UNITS[unit]])[unit]  # type: ignore[index]
+    marks = all_marks(table, [UNITS[unit]])[unit]
     changed = [any(c.isupper() for c in a + b) for a, b in zip(marks["s1"], marks["s2"])]
     keep = _selection(table, unit, only, changed)
     out: list[dict[str, Any]] = []
@@ -111,25 +123,30 @@ def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[di
             "transition": row[f"{unit}_transition"] if row["has_gold"] else None,
             "f1_s1": row[f"{unit}_s1_f1"], "f1_s2": row[f"{unit}_s2_f1"], "changed": changed[i],
         }
-        for stage, column in STAGE_KEYS.items():
+        tuples = {stage: tuples_of(row[column]) for stage, column in STAGE_KEYS.items()}
+        errors = dict(zip(STAGE_KEYS, tuple_classes(unit, *tuples.values())))
+        for stage in STAGE_KEYS:
             sample[stage] = [
-                {"ref": t.aspect_ref, "term": t.aspect_term, "polarity": t.polarity, "mark": mark}
-                for t, mark in zip(tuples_of(row[column]), marks[stage][i])
+                {"ref": t.aspect_ref, "term": t.aspect_term, "polarity": t.polarity, "mark": mark, "error": error}
+                for t, mark, error in zip(tuples[stage], marks[stage][i], errors[stage])
             ]
         out.append(sample)
     return out
 
 
-def tuple_line(t: dict[str, Any], stage: str) -> str:
-    """One tuple as ``✓ ref · "term" · polarity``, with + (added) or − (dropped) by the review."""
+def tuple_line(t: dict[str, Any], stage: str, classes: bool = False) -> str:
+    """One tuple as ``✓ ref · "term" · polarity``, with + (added) or − (dropped) by the review;
+    ``classes``: and its error class when it is not exact (``[boundary]``)."""
     mark = t["mark"]
     change = {"s1": " −", "s2": " +"}.get(stage, "") if mark.isupper() else ""
     term = f"“{t['term']}”" if t["term"] else "implicit"
-    return f"{SYMBOLS[mark.lower()]}{change} {t['ref'] or 'no ref'} · {term} · {t['polarity']}"
+    error = f" [{t['error']}]" if classes and t.get("error") not in (None, "exact") else ""
+    return f"{SYMBOLS[mark.lower()]}{change} {t['ref'] or 'no ref'} · {term} · {t['polarity']}{error}"
 
 
-def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> str:
-    """The samples as a rich table (wrapped to the terminal, plain text when piped)."""
+def render_table(samples: list[dict[str, Any]], unit: str, title: str, classes: bool = False) -> str:
+    """The samples as a rich table (wrapped to the terminal, plain text when piped); ``classes``: each
+    tuple that is not exact carries its error class."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -142,11 +159,13 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> str:
         f1 = f"{s['f1_s1']:.4f} → {s['f1_s2']:.4f}"
         table.add_row(  # texts from the input are never rich markup
             escape(s["sample_key"] + (f"\n\n{s['text']}" if s["text"] else "")), f"{s['transition'] or 'no gold'}\n{f1}",
-            *(escape("\n".join(tuple_line(t, stage) for t in s[stage])) or "none" for stage in STAGE_KEYS),
+            *(escape("\n".join(tuple_line(t, stage, classes) for t in s[stage])) or "none" for stage in STAGE_KEYS),
         )
-    terminal = shutil.get_terminal_size((160, 24)).columns if click.get_text_stream("stdout").isatty() else 160
+    terminal = shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160
     buffer = io.StringIO()
     Console(file=buffer, width=terminal, color_system=None).print(table)
     legend = f"{unit}: ✓ matched  ✗ not matched  · no pair under the unit  + added by the review  − dropped by it"
+    if classes:
+        legend += "  [class] error class at the tuple's stage (gold: against the final stage)"
     lines = [line.rstrip() for line in buffer.getvalue().rstrip("\n").splitlines()]
     return "\n".join([*lines, legend])

@@ -10,7 +10,7 @@ when no run has a reviewed item.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,6 +23,7 @@ from aggregator.stats.compile import compile_metrics
 
 if TYPE_CHECKING:
     from aggregator.compare.runs import Run
+    from aggregator.metrics.values import MetricValue
     from aggregator.stats.weighted import WeightedMetrics
 
 STATISTICS = ("fleiss_kappa", "krippendorff_alpha", "observed_agreement")
@@ -41,7 +42,7 @@ def _per_sample(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
 Draws = Callable[[int], "np.ndarray | Iterator[np.ndarray]"]
 
 
-def _row(scope: str, runs: Sequence[Run], table: pl.DataFrame, point: dict[str, object], names: Sequence[str],
+def _row(scope: str, runs: Sequence[Run], table: pl.DataFrame, point: Mapping[str, MetricValue], names: Sequence[str],
          replicates: np.ndarray) -> dict[str, object]:
     low, high = percentile_interval(replicates)
     row: dict[str, object] = {"scope": scope, "n_runs": len(runs), "n_samples": table.height,

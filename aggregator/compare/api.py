@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import numpy as np
 import polars as pl
@@ -71,8 +71,28 @@ class Options:
     allow: Sequence[str] = ()
 
 
+class OptionWords(TypedDict, total=False):
+    """:class:`Options` given as keywords (of :func:`compare_runs` and :func:`compare_loaded`)."""
+
+    baseline: str | None
+    resamples: int
+    seed: int
+    condition_pattern: str | None
+    ddof: int
+    contrasts: Sequence[tuple[str, str]]
+    holm: bool
+    by: Sequence[str]
+    metrics: Sequence[str] | None
+    each_run: bool
+    samples: str | None
+    skip_bad_runs: bool
+    skipped: Sequence[SkippedRun]
+    allow: Sequence[str]
+
+
 def compare_runs(
-    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], **options: object
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, outdir: str | os.PathLike[str] | None = None,
+    paper: str | None = None, **options: Unpack[OptionWords],
 ) -> ComparisonResult:
     """Compare runs (run directories or scorecards files; merged files are split by run id).
 
@@ -100,19 +120,17 @@ def compare_runs(
     or out of range (``resamples`` from 1 to :data:`MAX_RESAMPLES`, ``seed`` from 0 to 2^63 − 1).
     """
     given = arguments.paths("paths", paths)
-    outdir = options.pop("outdir", None)
-    paper = options.pop("paper", None)
-    chosen = Options(**options)  # type: ignore[arg-type]
+    chosen = Options(**options)
     _check(chosen)
     skipped: list[SkippedRun] = []
     runs = load_runs(given, condition_pattern=chosen.condition_pattern, each_run=chosen.each_run,
                      skipped=skipped if chosen.skip_bad_runs else None)
-    result = compare_loaded(runs, options=Options(**{**chosen.__dict__, "skipped": skipped}))
+    result = compare_loaded(runs, options=replace(chosen, skipped=skipped))
     if outdir is not None:
         from aggregator.compare.files import comparison_files
         from aggregator.outputs.atomic import write_outputs
 
-        write_outputs(outdir, comparison_files(result, paper=paper), inputs=input_files(given))  # type: ignore[arg-type]
+        write_outputs(outdir, comparison_files(result, paper=paper), inputs=input_files(given))
     return result
 
 
@@ -152,9 +170,9 @@ class _Conditions:
         return self.resampler.condition(self.rows_of[name].tolist(), samples)
 
 
-def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwargs: object) -> ComparisonResult:
+def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwargs: Unpack[OptionWords]) -> ComparisonResult:
     """:func:`compare_runs` of runs already loaded (:func:`~aggregator.compare.runs.load_runs`)."""
-    opts = options if options is not None else Options(**kwargs)  # type: ignore[arg-type]
+    opts = options if options is not None else Options(**kwargs)
     _check(opts)
     if opts.ddof < 0:
         raise InputError(f"--ddof {opts.ddof}: needs 0 or more")
@@ -220,24 +238,24 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
         missing_samples=missing,
         selected=selected,
         selected_mode=opts.samples,
-        conditions_order=names,
+        conditions_order=tuple(names),
         baseline=chosen,
-        contrasts=[list(p) for p in pairs],
+        contrasts=tuple(pairs),
         resamples=opts.resamples,
         seed=opts.seed,
         ddof=opts.ddof,
         holm=opts.holm,
         each_run=opts.each_run,
-        metrics_shown=shown,
+        metrics_shown=tuple(shown),
         metrics_requested=opts.metrics is not None,
-        by=list(opts.by),
+        by=tuple(opts.by),
         condition_pattern=opts.condition_pattern,
         not_resampled=weighted.not_resampled,
-        degenerate=degenerate,
-        skipped_runs=[{"path": s.path, "reason": s.reason} for s in opts.skipped],
-        notes=ranked_notes(warned.notes(), skipped_notes, sample_notes(ordered, cube, missing),
-                           seed_notes(ordered, names), metric_notes(ordered), degenerate_notes(degenerate)),
-        run_warnings=warned.raised(),
+        degenerate=tuple(degenerate),
+        skipped_runs=tuple({"path": s.path, "reason": s.reason} for s in opts.skipped),
+        notes=tuple(ranked_notes(warned.notes(), skipped_notes, sample_notes(ordered, cube, missing),
+                           seed_notes(ordered, names), metric_notes(ordered), degenerate_notes(degenerate))),
+        run_warnings=tuple(warned.raised()),
         allowed=known_codes(opts.allow),
         lead_unit=lead.unit,
         lead_reason=lead.reason(),

@@ -28,8 +28,8 @@ def summary_lines(result: ComparisonResult) -> list[str]:
     """Per condition: runs and F1 S2 mean ± SD per unit, the lead unit first with a line saying why when it
     is not Ref-F1; then each contrast's Δ F1 S2 with CI and p. A value a warning covers ends with its codes
     in brackets. Then the first :data:`NOTES_SHOWN` notes but the warnings (on stderr), and where the rest are."""
+    from aggregator.compare.cells import interval, label, mean_sd, p_cell, signed
     from aggregator.compare.files import MARKDOWN
-    from aggregator.compare.markdown import interval, label, mean_sd, p_cell, signed
     from aggregator.units.lead import SUFFIXES, Lead
 
     metrics = [f"tuple_f1_s2{SUFFIXES[unit]}" for unit in Lead(result.lead_unit).order()]

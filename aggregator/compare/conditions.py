@@ -108,7 +108,7 @@ def condition_rows(registry: Registry, condition: ConditionInput, resampled: Seq
         if text:
             row["n_defined"] = sum(v is not None for v in values)
         value = pooled[metric.name]
-        row["pooled"] = None if value is None or text else float(value)  # type: ignore[arg-type]
+        row["pooled"] = None if value is None or text else float(value)
         k = index.get(metric.name, index.get(metric.alias_of or ""))
         notes = []
         if k is None:

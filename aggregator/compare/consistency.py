@@ -67,7 +67,8 @@ def mean_jaccard(cube: SampleCube, rows: np.ndarray, samples: np.ndarray) -> np.
             jaccard = np.where(union > 0, shared / union, 1.0)
         total += np.where(both, jaccard, 0.0)
         pairs += both
-    return total[samples] / pairs[samples]
+    means: np.ndarray = total[samples] / pairs[samples]
+    return means
 
 
 def consistency_row(cube: SampleCube, condition: ConditionSamples) -> dict[str, object]:

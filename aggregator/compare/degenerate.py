@@ -80,7 +80,9 @@ def degenerate_notes(cases: Sequence[dict[str, object]]) -> list[str]:
             notes.append(f"{case['condition']}: {len(metrics)} metrics are undefined in every run "
                          f"({_listed(metrics)}).")
         elif kind == "identical_runs":
-            a, b = case["runs"]  # type: ignore[misc]
+            runs = case["runs"]
+            assert isinstance(runs, list)
+            a, b = runs
             notes.append(f"{case['condition']}: runs {a} and {b} are identical (same final tuples on every sample).")
         elif kind == "no_common_samples":
             notes.append(f"{case['condition_b']} vs {case['condition_a']}: no sample is present in every run of both; "

@@ -3,19 +3,22 @@
 The shown metrics (``--metrics``, default the headline set) per condition as mean ± SD over seeds
 with the 95% interval of the mean, each contrast's Δ with its interval and p, subsets, flips,
 self-consistency, and the notes (unequal seeds, missing samples, degenerate cases). Every metric
-is in ``conditions.csv`` and ``paired.csv``; the captions say how the numbers were made.
-Condition names and levels are code spans, notes escaped prose (:mod:`aggregator.text`): a
-name holding ``|``, a newline or markup changes no table and no line.
+is in ``conditions.csv`` and ``paired.csv``; the captions say how the numbers were made. The error
+anatomy's class rates (docs/errors.md) get their own section. Condition names and levels are code
+spans, notes escaped prose (:mod:`aggregator.text`): a name holding ``|``, a newline or markup
+changes no table and no line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from aggregator.compare.cells import MARKED, SEED_SHARE, interval, is_count, label, mean_sd, method_caption, name, p_cell, signed, table, value
+from aggregator.compare.errors_section import errors_section
 from aggregator.compare.samples import UNIT_NAMES
-from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
-from aggregator.outputs.cells import NOT_AVAILABLE, count_cell, markdown_cell
+from aggregator.metrics.structural import UNIT_LABELS
+from aggregator.outputs.cells import NOT_AVAILABLE, markdown_cell
 from aggregator.text import md_code, md_text
 
 if TYPE_CHECKING:
@@ -24,88 +27,16 @@ if TYPE_CHECKING:
     from aggregator.compare.result import ComparisonResult
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], numeric_from: int) -> list[str]:
-    align = ["---" if i < numeric_from else "---:" for i in range(len(header))]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines + [""]
-
-
-def name(text: object) -> str:
-    """A condition (or a level) in a table cell."""
-    return md_code(str(text), in_table=True)
-
-
-def note(text: object) -> str:
-    """A note in a table cell."""
-    return md_text(str(text or ""))
-
-
-def is_count(metric: object) -> bool:
-    """A metric that counts (``kind`` int, e.g. Breaks): its values print as counts (:func:`count_cell`)."""
-    return isinstance(metric, str) and metric in STRUCTURAL and STRUCTURAL[metric].kind == "int"
-
-
-def value(number: object, count: bool = False) -> str:
-    """A value of a metric: four decimals, or as a count."""
-    return count_cell(number) if count else markdown_cell(number)
-
-
-def signed(number: object, count: bool = False) -> str:
-    if count:
-        return count_cell(number, sign=True)
-    return NOT_AVAILABLE if number is None else f"{number:+.4f}"
-
-
-def interval(low: object, high: object, sign: bool = False, count: bool = False) -> str:
-    if low is None or high is None:
-        return NOT_AVAILABLE
-    if sign:
-        return f"[{signed(low, count)}, {signed(high, count)}]"
-    return f"[{value(low, count)}, {value(high, count)}]"
-
-
-def mean_sd(row: dict[str, object]) -> str:
-    """``mean ± SD`` of a row of ``conditions`` (counts as counts)."""
-    mean, sd, count = row["mean"], row["sd"], is_count(row.get("metric"))
-    if mean is None:
-        return NOT_AVAILABLE
-    return value(mean, count) if sd is None else f"{value(mean, count)} ± {value(sd, count)}"
-
-
-def p_cell(p: object) -> str:
-    if p is None:
-        return NOT_AVAILABLE
-    return "< 0.0001" if isinstance(p, float) and p < 1e-4 else markdown_cell(p)
-
-
-def label(metric: str) -> str:
-    return STRUCTURAL[metric].label if metric in STRUCTURAL else metric
-
-
-def method_caption(result: ComparisonResult, *, sd: bool = True) -> str:
-    """How the condition and contrast numbers were made, for captions (``sd``: the SD over seeds is shown)."""
-    shown_sd = f"SD over seeds with ddof = {result.ddof}. " if sd else ""
-    return (f"{shown_sd}95% intervals over seeds and samples: seed variance from "
-            "the runs' values (ddof 1, t with seeds − 1 df), sample variance from a paired bootstrap over samples "
-            f"({result.resamples} resamples, seed {result.seed}; t with samples − 1 df), combined by Banerjee's "
-            "conservative rule; p-values from the same test (the interval excludes 0 exactly when p < 0.05).")
-
-
-SEED_SHARE = ("Seed share: the part of the interval's variance that comes from the seeds (the rest from the "
-              "samples); near 1, more seeds narrow the interval more than more samples would.")
-MARKED = "⚠: a coded warning covers the value (its codes in the Note column; docs/warnings.md)."
-
-
-def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, object]]:
+def _shown(frame: pl.DataFrame, shown: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of the ``shown`` metrics, in that order (Polars types row values as Any)."""
     order = {m: i for i, m in enumerate(shown)}
     rows = [r for r in frame.iter_rows(named=True) if r["metric"] in order]
     return sorted(rows, key=lambda r: order[str(r["metric"])])
 
 
-def codes_of(row: dict[str, object]) -> list[str]:
+def codes_of(row: Mapping[str, Any]) -> list[str]:
     """The warning codes covering a row's value (its ``warnings`` column)."""
-    return list(row.get("warnings") or [])  # type: ignore[call-overload]
+    return [str(code) for code in row.get("warnings") or ()]
 
 
 def warned(text: str, row: dict[str, object]) -> str:
@@ -141,8 +72,8 @@ def conditions_section(result: ComparisonResult) -> list[str]:
     return lines + table(header, rows, 2)
 
 
-def _seeds(seeds: object) -> str:
-    return ", ".join(map(str, seeds)) if seeds else "—"  # type: ignore[call-overload]
+def _seeds(seeds: Sequence[int] | None) -> str:
+    return ", ".join(map(str, seeds)) if seeds else "—"
 
 
 def paired_section(result: ComparisonResult) -> list[str]:
@@ -266,6 +197,7 @@ def comparison_markdown(result: ComparisonResult) -> str:
     ]
     lines += conditions_section(result)
     lines += paired_section(result)
+    lines += errors_section(result)
     lines += subsets_section(result)
     lines += agreement_section(result)
     lines += flips_section(result.flips)

@@ -44,10 +44,11 @@ def missing_samples(runs: Sequence[Run], cube: SampleCube) -> pl.DataFrame:
     absent = ~cube.present
     rows = [
         {"split": split_id(key)[0], "sample_key": split_id(key)[1], "n_runs": int(cube.present[:, j].sum()),
-         "missing_from": [runs[i].run_id for i in np.flatnonzero(absent[:, j])]}
+         "missing_from": [runs[i].run_id for i in np.flatnonzero(absent[:, j]).tolist()]}
         for j, key in enumerate(cube.keys) if absent[:, j].any()
     ]
-    schema = {"split": pl.String, "sample_key": pl.String, "n_runs": pl.Int64, "missing_from": pl.List(pl.String)}
+    schema: dict[str, pl.DataType | type[pl.DataType]] = {
+        "split": pl.String, "sample_key": pl.String, "n_runs": pl.Int64, "missing_from": pl.List(pl.String)}
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from aggregator.compare.markdown import interval, is_count, label, method_caption, signed, value
+from aggregator.compare.cells import interval, is_count, label, method_caption, signed, value
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.outputs.cells import NOT_AVAILABLE, csv_cell
 from aggregator.stats.intervals import holm
@@ -112,12 +112,12 @@ def paper_table(result: ComparisonResult, cell: str = "sd") -> PaperTable:
     cells: dict[tuple[str, str], Cell] = {}
     for metric in metrics:
         means = {c: summary[(c, metric)]["mean"] for c in order}
-        best = _best(means, STRUCTURAL[metric].higher_is_better)  # type: ignore[arg-type]
+        best = _best(means, STRUCTURAL[metric].higher_is_better)
         for condition in order:
             s, d = summary[(condition, metric)], deltas.get((condition, metric), {})
             cells[(condition, metric)] = Cell(
                 s["mean"], s["sd"], s["ci_low"], s["ci_high"], d.get("delta"), d.get("ci_low"), d.get("ci_high"),
-                p_values.get((condition, metric)), condition in best,  # type: ignore[arg-type]
+                p_values.get((condition, metric)), condition in best,
                 tuple(s["warnings"]), tuple(d.get("warnings") or ()))
     lead = None if result.metrics_requested or not result.lead_reason else f"{result.lead_reason} (--metrics to choose)."
     return PaperTable(order, metrics, cells, _caption(result, cell), cell, lead)
@@ -227,7 +227,7 @@ def paper_csv(table: PaperTable) -> bytes:
 
 def _csv(value: object) -> str:
     """A cell of paper.csv: full precision, codes separated by spaces."""
-    return " ".join(value) if isinstance(value, tuple) else csv_cell(value)  # type: ignore[arg-type]
+    return " ".join(value) if isinstance(value, tuple) else csv_cell(value)
 
 
 def paper_files(result: ComparisonResult, cell: str) -> dict[str, bytes]:

@@ -67,8 +67,7 @@ class Resampler:
             metrics = self.runs[run].metrics
         else:
             metrics = self.registry.compute(self.runs[run].table.filter(pl.Series(inside)))
-        values = np.array([np.nan if metrics[n] is None else float(metrics[n])  # type: ignore[arg-type]
-                           for n in self.weighted.names])
+        values = np.array([np.nan if (value := metrics[n]) is None else float(value) for n in self.weighted.names])
         return values, inside
 
     def _replicated(self, rows: Sequence[int], samples: np.ndarray) -> Iterator[Replicated]:

@@ -104,7 +104,8 @@ class ComparisonResult(BaseModel):
 
     def to_polars(self, table: TableName = "per_sample") -> pl.DataFrame:
         """One table as a Polars DataFrame (a copy); by default the merged per-sample table."""
-        return getattr(self, table).clone()
+        frame: pl.DataFrame = getattr(self, table)
+        return frame.clone()
 
     def to_dict(self, *, include_per_sample: bool = False) -> dict[str, object]:
         """Settings, notes and every table as a list of row dicts (JSON-ready; null for undefined).

@@ -28,6 +28,8 @@ from scorecards.inputs import resolve_input
 if TYPE_CHECKING:
     import polars as pl
 
+    from aggregator.metrics.values import MetricValue
+
 PROPOSED_SUFFIX = "_proposed"
 SEED_SUFFIX = re.compile(r"__seed(?P<seed>\d+)$")
 MAX_SEED = 2**63 - 1
@@ -98,7 +100,7 @@ class Run:
     seed: int | None
     source: Path
     table: pl.DataFrame = field(repr=False)
-    metrics: dict[str, object] = field(repr=False)
+    metrics: dict[str, MetricValue] = field(repr=False)
 
     def sort_key(self) -> tuple[str, bool, int, str]:
         """Condition, then seed (runs without a seed last), then run id."""

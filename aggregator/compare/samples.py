@@ -117,14 +117,16 @@ def split_id(sample_id: str) -> tuple[str, str]:
 def sample_index(run: Run, keys: Sequence[str]) -> np.ndarray:
     """For each row of ``run.table``, the position of its sample in ``keys`` (sorted sample ids)."""
     ids = run.table.select(SAMPLE_ID).to_series().to_numpy()
-    return np.searchsorted(np.asarray(keys, dtype=object), ids)
+    positions: np.ndarray = np.searchsorted(np.asarray(keys, dtype=object), ids)
+    return positions
 
 
 def all_equal(values: np.ndarray, present: np.ndarray) -> np.ndarray:
     """Per sample (column): every value of an integer ``(runs, samples)`` array where ``present`` is the same."""
     low = np.where(present, values, np.iinfo(np.int64).max).min(axis=0)
     high = np.where(present, values, np.iinfo(np.int64).min).max(axis=0)
-    return low == high
+    equal: np.ndarray = low == high
+    return equal
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,8 @@ def condition_samples(cube: SampleCube, name: str, rows: np.ndarray) -> Conditio
     n = counted.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         def mean(values: np.ndarray) -> np.ndarray:
-            return np.where(counted, values[rows], 0.0).sum(axis=0) / n
+            means: np.ndarray = np.where(counted, values[rows], 0.0).sum(axis=0) / n
+            return means
 
         return ConditionSamples(
             name=name,

@@ -158,6 +158,6 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
                 "baseline": baseline if paired else None, "n_paired": paired.get("n_samples"),
                 "delta": paired.get("delta"), "delta_ci_low": paired.get("ci_low"),
                 "delta_ci_high": paired.get("ci_high"), "p_value": paired.get("p_value"), "p_holm": None,
-                "note": "; ".join(n for n in (row["note"], paired.get("note")) if n) or None,
+                "note": "; ".join(str(n) for n in (row["note"], paired.get("note")) if n) or None,
             })
     return out

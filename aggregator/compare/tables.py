@@ -11,7 +11,7 @@ from aggregator.metrics.structural import STRUCTURAL
 
 if TYPE_CHECKING:
     from aggregator.compare.runs import Run
-    from aggregator.metrics.registry import Kind
+    from aggregator.metrics.values import Kind
     from aggregator.units.lead import Lead
 
 _DTYPES: dict[Kind, type[pl.DataType]] = {"int": pl.Int64, "float": pl.Float64, "bool": pl.Boolean, "str": pl.String}
@@ -32,11 +32,13 @@ def headline(lead: Lead) -> list[str]:
     units = lead.order()
     return ([f"{name}{SUFFIXES[unit]}" for unit in units for name in PER_UNIT]
             + [f"tuple_f1_s2_{unit}_micro" for unit in units])
-RUN_SCHEMA = {"run_id": pl.String, "condition": pl.String, "seed": pl.Int64}
+
+
+RUN_SCHEMA: dict[str, type[pl.DataType]] = {"run_id": pl.String, "condition": pl.String, "seed": pl.Int64}
 
 
 def runs_table(runs: Sequence[Run]) -> pl.DataFrame:
     """run_id, condition, seed, then every ``structural_metrics.csv`` column, one row per run."""
-    schema = {**RUN_SCHEMA, **{m.name: _DTYPES[m.kind] for m in STRUCTURAL}}
+    schema: dict[str, type[pl.DataType]] = {**RUN_SCHEMA, **{m.name: _DTYPES[m.kind] for m in STRUCTURAL}}
     rows = [{"run_id": r.run_id, "condition": r.condition, "seed": r.seed, **r.metrics} for r in runs]
     return pl.DataFrame(rows, schema=schema, orient="row")

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aggregator.formats.model import CharSpan, Element, Implicit, TokenSpan, Words, element_json
+from aggregator.formats.model import CharSpan, Element, Implicit, TokenSpan, Words, field_json
 
 if TYPE_CHECKING:
     from aggregator.formats.pairing import Pair
@@ -98,7 +98,7 @@ def _items(spec: FormatSpec, sentence: Any) -> list[dict[str, Any]]:
         if others == ("category",):
             ref = str(values["category"])
         else:
-            shown = [element_json(v) if f in ("aspect", "opinion") else v for f, v in values.items() if f in others]
+            shown = [field_json(v) for f, v in values.items() if f in others]
             ref = f"{spec.name}#" + json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
         polarity = str(values["sentiment"])
         row = {"aspect_ref": ref, "polarity": SCORECARD_POLARITY.get(polarity, polarity)}

@@ -13,7 +13,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from aggregator.formats.model import AbsaTuple, element_json
+from aggregator.formats.model import AbsaTuple, field_json
 from aggregator.formats.payload import summary_lines
 
 if TYPE_CHECKING:
@@ -29,8 +29,7 @@ def tuples_json(tuples: tuple[AbsaTuple, ...]) -> str:
     import msgspec
 
     encode = msgspec.json.encode
-    shown = {encode({f: element_json(v) if f in ("aspect", "opinion") else v
-                     for f, v in zip(_FIELDS, t) if v is not None}) for t in tuples}
+    shown = {encode({f: field_json(v) for f, v in zip(_FIELDS, t) if v is not None}) for t in tuples}
     return (b"[" + b",".join(sorted(shown)) + b"]").decode()
 
 

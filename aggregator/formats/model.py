@@ -57,6 +57,7 @@ class Words(NamedTuple):
 
 
 Element = Union[Implicit, TokenSpan, TokenList, CharSpan, Words]
+ELEMENT_KINDS = (Implicit, TokenSpan, TokenList, CharSpan, Words)
 
 
 class AbsaTuple(NamedTuple):
@@ -94,3 +95,8 @@ def element_json(element: Element) -> object:
     if isinstance(element, TokenList):
         return {"tokens": list(element.indices)}
     return element.text
+
+
+def field_json(value: object) -> object:
+    """A tuple field as a JSON value: an element by :func:`element_json`, a category or label as it is."""
+    return element_json(value) if isinstance(value, ELEMENT_KINDS) else value

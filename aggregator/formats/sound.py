@@ -55,7 +55,7 @@ def type_counts(unit: Unit, gold: dict[str, list[AbsaTuple]],
             yield kind, counts(unit, gold.get(kind, ()), pred.get(kind, ()))
 
 
-def _add(totals: dict[tuple[str, str], list[int]], key: tuple[str, str], tally: Tally) -> None:
+def _add(totals: dict[tuple[str, str], list[float]], key: tuple[str, str], tally: Tally) -> None:
     sums = totals.setdefault(key, [0, 0, 0])
     sums[0] += tally.tp
     sums[1] += tally.fp
@@ -66,7 +66,7 @@ def score(pairs: Sequence[Pair[object]], units: tuple[Unit, ...], *, breakdowns:
     """Sound counts of every unit; for the units named in ``breakdowns``, also per explicit/implicit type
     (only that type's tuples)."""
     broken_down = [unit for unit in units if unit.name in breakdowns]
-    totals: dict[tuple[str, str], list[int]] = {}
+    totals: dict[tuple[str, str], list[float]] = {}
     rows = []
     for pair in pairs:
         gold = pair.gold.tuples if pair.gold is not None else ()

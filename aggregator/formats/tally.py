@@ -35,7 +35,7 @@ class Tally(NamedTuple):
         return Tally(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
 
     def scores(self) -> Scores:
-        return Scores(*prf(self.tp, self.fp, self.fn))  # type: ignore[arg-type]
+        return Scores(*prf(self.tp, self.fp, self.fn))
 
 
 ZERO = Tally(0, 0, 0)

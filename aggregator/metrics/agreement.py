@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -47,6 +47,10 @@ class _Risk(msgspec.Struct, gc=False):
 
 class _Block(msgspec.Struct, gc=False):
     structural_risks: Items[_Risk] = None
+
+
+_Blocks: TypeAlias = Items[_Block]
+_BLOCKS = msgspec.json.Decoder(_Blocks)
 
 
 class _Labelled(msgspec.Struct, gc=False):
@@ -72,7 +76,7 @@ class _Runtime(msgspec.Struct, gc=False):
 class _Fields(msgspec.Struct, gc=False):
     meta: _Meta | None = None
     final_result: Obj[_Labelled] = None
-    validator: Items[_Block] = None
+    validator: msgspec.Raw = msgspec.Raw()
     moderator: Obj[_Moderator] = None
     runtime: _Runtime | None = None
 
@@ -135,7 +139,7 @@ def risk_ids(validator: Any) -> str:
 
 def row(inp: RowInput) -> tuple[object, ...]:
     data = inp.row
-    return (case_key(data.meta), label(data), label_fixed(data), risk_ids(data.validator))
+    return (case_key(data.meta), label(data), label_fixed(data), risk_ids(_BLOCKS.decode(data.validator) if data.validator else None))
 
 
 def _grouped(rows: pl.DataFrame) -> pl.DataFrame | None:
@@ -149,7 +153,7 @@ def _grouped(rows: pl.DataFrame) -> pl.DataFrame | None:
     groups = rows.filter(pl.col(KEY).is_not_null()).group_by(KEY).agg(
         pl.len().alias("size"), *(pl.col(c).n_unique().eq(1).alias(name) for name, c in COMPARED.items())
     )
-    if groups.height == 0 or groups.get_column("size").max() < 2:  # type: ignore[operator]
+    if not (groups.get_column("size") >= 2).any():
         return None
     return groups
 
@@ -172,25 +176,33 @@ def _groups(table: pl.DataFrame, ctx: RunContext) -> pl.DataFrame | None:
     return groups
 
 
-def _share(name: str) -> Callable[[pl.DataFrame, RunContext], object]:
+def _share(name: str) -> Callable[[pl.DataFrame, RunContext], float | None]:
     def share(table: pl.DataFrame, ctx: RunContext) -> float | None:
         groups = _groups(table, ctx)
-        return None if groups is None else groups.get_column(name).mean()  # type: ignore[return-value]
+        if groups is None:
+            return None
+        agreed = groups.get_column(name).mean()
+        assert isinstance(agreed, float), agreed  # a boolean column's mean over rows
+        return agreed
 
     return share
 
 
-def _disagreement(name: str) -> Callable[[pl.DataFrame, RunContext], object]:
+def _disagreement(name: str) -> Callable[[pl.DataFrame, RunContext], float | None]:
     def disagreement(table: pl.DataFrame, ctx: RunContext) -> float | None:
         agreed = _share(name)(table, ctx)
-        return None if agreed is None else 1.0 - agreed  # type: ignore[operator]
+        return None if agreed is None else 1.0 - agreed
 
     return disagreement
 
 
 def _trials(table: pl.DataFrame, ctx: RunContext) -> int:
     groups = _groups(table, ctx)
-    return 1 if groups is None else int(groups.get_column("size").max())  # type: ignore[arg-type]
+    if groups is None:
+        return 1
+    size = groups.get_column("size").max()
+    assert isinstance(size, int), size  # a count column over rows
+    return size
 
 
 def _eligible(table: pl.DataFrame, ctx: RunContext) -> bool:

@@ -22,7 +22,7 @@ import msgspec
 import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
-from aggregator.metrics.override import OverrideStats, override_stats, stat
+from aggregator.metrics.override import override_stats, stat
 from aggregator.metrics.reads import Obj, as_int, first_truthy, section
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.units.sample_counts import Column
@@ -42,13 +42,13 @@ class _Fail(msgspec.Struct, gc=False):
 class _Debate(msgspec.Struct, gc=False):
     mapping_stats: Any = None
     mapping_fail_reasons: Obj[_Fail] = None
-    override_stats: Obj[OverrideStats] = None
+    override_stats: msgspec.Raw = msgspec.Raw()
 
 
 class _Meta(msgspec.Struct, gc=False):
     debate_mapping_stats: Any = None
     debate_mapping_fail_reasons: Obj[_Fail] = None
-    debate_override_stats: Obj[OverrideStats] = None
+    debate_override_stats: msgspec.Raw = msgspec.Raw()
 
 
 class _Fields(msgspec.Struct, gc=False):

@@ -31,7 +31,7 @@ DEFAULT_OUTPUT = Path("docs") / "metrics.md"
 DIRECTION = {True: "higher is better", False: "lower is better", None: "—"}
 NO_GOLD = "gold unavailable (N = 0)"
 SAME_AS_NO_GOLD = {"gold unavailable", "N = 0"}
-TYPE_NAMES = {pl.Float64: "float", pl.Int64: "int", pl.Boolean: "bool", pl.String: "str"}
+TYPE_NAMES: dict[pl.DataType | type[pl.DataType], str] = {pl.Float64: "float", pl.Int64: "int", pl.Boolean: "bool", pl.String: "str"}
 SCORE_FORMULAS = {
     "precision": "P = tp / (tp + fp)",
     "recall": "R = tp / (tp + fn)",
@@ -140,7 +140,7 @@ def derived_meaning(name: str) -> str:
         text = f"{SCORE_FORMULAS[what]} of the `{prefix}_tp/fp/fn` counts; 0 when its denominator is 0"
         return text + ("; null when `implicit_eligible` is false" if name == "implicit_polarity_f1" else "")
     unit_name, _, stage = prefix.partition("_")
-    unit = UNITS[unit_name]  # type: ignore[index]
+    unit = UNITS[unit_name]
     if what == "correct":
         extra = "; also when the gold and the prediction both have no pairs" if unit.empty_gold_correct else ""
         return f"{stage.upper()} is correct under {unit.name}: P = 1 and R = 1, i.e. fp = fn = 0 and tp > 0{extra}"
@@ -161,7 +161,7 @@ def _kind(column: Column) -> str:
 def _dtype_name(dtype: pl.DataType) -> str:
     if isinstance(dtype, pl.Enum):
         return "label" + _one_of(dtype.categories.to_list())
-    return TYPE_NAMES[dtype]  # type: ignore[index]
+    return TYPE_NAMES[dtype]
 
 
 def per_sample_section() -> list[str]:

@@ -5,6 +5,10 @@ Each name in :data:`FAMILY_MODULES` is a module ``aggregator.metrics.<name>`` ex
 break rates, counts and appendix of METRICS.md) is always in force and is not listed here.
 A selection is closed over ``requires`` and ordered so that a family comes after the
 families it reads.
+
+:data:`OPT_IN` families are put in force only when named: they declare no metric, only
+per-sample columns that one output needs (e.g. the research script's files, ``aggregate legacy``),
+so that a plain run neither decodes nor holds them.
 """
 
 from __future__ import annotations
@@ -36,7 +40,10 @@ FAMILY_MODULES: tuple[str, ...] = (
     "memory",
     "hf_signal",
     "agreement",
+    "errors",
 )
+OPT_IN: dict[str, str] = {"legacy": "aggregator.legacy.columns"}
+"""Families in force only when a selection names them: name -> module exporting ``FAMILY``."""
 
 
 class UnknownFamily(ValueError):
@@ -46,10 +53,14 @@ class UnknownFamily(ValueError):
 @cache
 def family(name: str) -> Family:
     """The family called ``name``."""
-    if name not in FAMILY_MODULES:
+    if name in OPT_IN:
+        module = OPT_IN[name]
+    elif name in FAMILY_MODULES:
+        module = f"aggregator.metrics.{name}"
+    else:
         known = ", ".join((CORE, *FAMILY_MODULES))
         raise UnknownFamily(f"unknown metric family {name!r} (known: {known})")
-    found: Family = importlib.import_module(f"aggregator.metrics.{name}").FAMILY
+    found: Family = importlib.import_module(module).FAMILY
     return found
 
 
@@ -80,6 +91,8 @@ def selection(names: Iterable[str] | None) -> tuple[str, ...] | None:
         return None
     chosen = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
     for name in chosen:
+        if name in OPT_IN:
+            raise UnknownFamily(f"{name!r} is not a metric family (its columns serve one command's files)")
         if name != CORE:
             family(name)
     return chosen

@@ -22,7 +22,7 @@ whenever gold is available (quirk Q2), kept for compatibility only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -59,7 +59,8 @@ class _Rank(msgspec.Struct, gc=False):
     drop_reason: Any = None
 
 
-_RANK_DECODER = msgspec.json.Decoder(Obj[_Rank])
+_RankSection: TypeAlias = Obj[_Rank]
+_RANK_DECODER = msgspec.json.Decoder(_RankSection)
 
 COLUMNS = (
     Column("severe_polarity_error_L3", "int", "L3: final tuples whose term gold names only with other polarities"),

@@ -10,7 +10,7 @@ ignores the flag.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import msgspec
 
@@ -48,9 +48,12 @@ class _TextMeta(msgspec.Struct, gc=False):
     input_text: Any = None
 
 
-_ITEM = msgspec.json.Decoder(Obj[Item])
-_ATSA = msgspec.json.Decoder(Obj[_Atsa])
-_TEXT_META = msgspec.json.Decoder(Obj[_TextMeta])
+_ItemSection: TypeAlias = Obj[Item]
+_AtsaSection: TypeAlias = Obj[_Atsa]
+_TextMetaSection: TypeAlias = Obj[_TextMeta]
+_ITEM = msgspec.json.Decoder(_ItemSection)
+_ATSA = msgspec.json.Decoder(_AtsaSection)
+_TEXT_META = msgspec.json.Decoder(_TextMetaSection)
 
 
 def decoded_items(raws: Any) -> list[Item]:

@@ -72,7 +72,8 @@ def pol3(value: Any) -> str:
 
 
 def _label(final_result: Any) -> Any:
-    return final_result.label if isinstance(final_result, msgspec.Struct) else None
+    found = section(final_result)
+    return None if found is None else found.label
 
 
 def row(inp: RowInput) -> tuple[object, ...]:

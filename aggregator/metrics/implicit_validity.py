@@ -19,7 +19,7 @@ top-level ``flags`` object.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -54,8 +54,10 @@ class _TraceEntry(msgspec.Struct, gc=False):
     notes: msgspec.Raw = msgspec.Raw()
 
 
-_ITEM_DECODER = msgspec.json.Decoder(Obj[_Labelled])
-_TRACE_DECODER = msgspec.json.Decoder(Items[_TraceEntry])
+_LabelledItem: TypeAlias = Obj[_Labelled]
+_Trace: TypeAlias = Items[_TraceEntry]
+_ITEM_DECODER = msgspec.json.Decoder(_LabelledItem)
+_TRACE_DECODER = msgspec.json.Decoder(_Trace)
 _STR_DECODER = msgspec.json.Decoder(str)
 PARSE_STEMS = (b"atsa", b"json")
 PARSE_SUFFIX = b"_parse"
@@ -121,7 +123,8 @@ def _trace_notes_parse(raws: Sequence[msgspec.Raw]) -> bool:
     return False
 
 
-def _parse_fail(inp: RowInput) -> bool:
+def parse_fail(inp: RowInput) -> bool:
+    """Family 5 ``parse_fail`` of a row (any row, implicit gold sample or not)."""
     row = inp.row
     runtime = row.runtime
     if _failed(first_truthy(row.flags, runtime.flags if runtime is not None else None)):
@@ -144,7 +147,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
     po = section(runtime.parsed_output) if runtime is not None else None
     fr = po.final_result if po is not None else None
     null = fr is not None and (_null_polarity(fr.final_tuples) or _null_polarity(fr.final_aspects))
-    parse = _parse_fail(inp)
+    parse = parse_fail(inp)
     return coverage, null, parse, coverage or null or parse, generated
 
 

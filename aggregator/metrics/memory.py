@@ -22,7 +22,7 @@ import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Obj, as_int, first_truthy, ok, section, truthy
-from aggregator.metrics.registry import Metric, Registry
+from aggregator.metrics.registry import Averaging, Metric, Registry
 from aggregator.units.sample_counts import Column
 
 TRIGGERS = ("conflict", "validator", "alignment", "explicit_grounding_failure")
@@ -88,7 +88,7 @@ def declare(reg: Registry) -> None:
     k = pl.col("memory_k").cast(pl.Float64)
     injected_rows = pl.col("memory_injected")
     present = pl.col("memory_present").any()
-    rows = [
+    rows: list[tuple[str, str, str, str, pl.Expr, Averaging, str]] = [
         ("memory_used_rate", "Memory used rate", "share of rows that retrieved at least one memory",
          "Σ [k > 0] / N_rows", pl.col("memory_used").mean(), "pooled", ""),
         ("memory_retrieval_mean_k", "Memory mean k", "mean number of memories retrieved per row",

@@ -26,7 +26,7 @@ the three ``override_hint_*`` columns; it is not read when ``--profile`` matched
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -35,6 +35,9 @@ from aggregator.metrics.family import Family, RowInput, SideFile
 from aggregator.metrics.reads import Obj, as_int, first_truthy, is_true, ok, section
 from aggregator.metrics.registry import Metric, Registry, RunContext
 from aggregator.units.sample_counts import Column
+
+if TYPE_CHECKING:
+    from aggregator.metrics.values import Kind
 
 SKIP_REASONS = ("action_ambiguity", "L3_conservative", "implicit_soft_only", "low_confidence", "contradictory_memory")
 REASONS = ("risk_resolved", "debate_action", "grounding_improved", "conflict_blocked", "low_signal", "ev_below_threshold")
@@ -63,14 +66,14 @@ class _SkipReasons(msgspec.Struct, gc=False):
 
 
 class _Meta(msgspec.Struct, gc=False):
-    debate_override_stats: Obj[OverrideStats] = None
+    debate_override_stats: msgspec.Raw = msgspec.Raw()
     debate_override_skip_reasons: Obj[_SkipReasons] = None
     adopt_decision: Any = None
     adopt_reason: Any = None
 
 
 class _Debate(msgspec.Struct, gc=False):
-    override_stats: Obj[OverrideStats] = None
+    override_stats: msgspec.Raw = msgspec.Raw()
 
 
 class _ParsedMeta(msgspec.Struct, gc=False):
@@ -82,7 +85,10 @@ class _ParsedOutput(msgspec.Struct, gc=False):
     meta: msgspec.Raw = msgspec.Raw()
 
 
-_PARSED_META = msgspec.json.Decoder(Obj[_ParsedMeta])
+_MetaSection: TypeAlias = Obj[_ParsedMeta]
+_PARSED_META = msgspec.json.Decoder(_MetaSection)
+_OverrideStatsSection: TypeAlias = Obj[OverrideStats]
+_OVERRIDE_STATS = msgspec.json.Decoder(_OverrideStatsSection)
 
 
 class _Runtime(msgspec.Struct, gc=False):
@@ -121,11 +127,16 @@ COLUMNS = (
 )
 
 
+def _stats(raw: msgspec.Raw) -> Any:
+    return _OVERRIDE_STATS.decode(raw) if raw else None
+
+
 def override_stats(row: Any) -> Any:
-    """OV of a decoded row: ``debate.override_stats``, else ``meta.debate_override_stats``; None reads as ``{}``."""
+    """OV of a decoded row: ``debate.override_stats``, else ``meta.debate_override_stats``; None reads as ``{}``.
+    Both stay raw in the row (``aggregate legacy`` copies OV verbatim) and are decoded here."""
     debate, meta = section(row.debate), row.meta
-    return section(first_truthy(debate.override_stats if debate is not None else None,
-                                meta.debate_override_stats if meta is not None else None))
+    return section(first_truthy(_stats(debate.override_stats) if debate is not None else None,
+                                _stats(meta.debate_override_stats) if meta is not None else None))
 
 
 def stat(ov: Any, name: str) -> int:
@@ -257,7 +268,7 @@ def _declare_rates(reg: Registry) -> None:
 
 
 def _declare_side(reg: Registry) -> None:
-    rows = [
+    rows: list[tuple[str, str, Kind, str]] = [
         ("override_hint_invalid_total", "Override hints invalid", "int", "override hints rejected as invalid in the run"),
         ("override_hint_repair_total", "Override hints repaired", "int", "override hints repaired in the run"),
         ("override_hint_invalid_rate", "Override hint invalid rate", "float", "share of override hints rejected as invalid"),

@@ -10,7 +10,6 @@ are run-level.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -18,7 +17,7 @@ import msgspec
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.override import SIDE, SIDE_NAME
 from aggregator.metrics.reads import as_int
-from aggregator.metrics.registry import Metric, Registry, RunContext
+from aggregator.metrics.registry import Metric, Registry, RunContext, RunLevel
 from aggregator.units.sample_counts import Column
 
 if TYPE_CHECKING:
@@ -55,11 +54,11 @@ def total(kind: str, table: pl.DataFrame, ctx: RunContext) -> int:
     return int(table.get_column(f"polarity_{kind}_count").sum()) + (side or 0)
 
 
-def _count(kind: str) -> Callable[[pl.DataFrame, RunContext], object]:
+def _count(kind: str) -> RunLevel:
     return lambda table, ctx: total(kind, table, ctx)
 
 
-def _rate(kind: str) -> Callable[[pl.DataFrame, RunContext], object]:
+def _rate(kind: str) -> RunLevel:
     def rate(table: pl.DataFrame, ctx: RunContext) -> float | None:
         both = total("repair", table, ctx) + total("invalid", table, ctx)
         return total(kind, table, ctx) / both if both else None

@@ -22,7 +22,7 @@ def prf_exprs(tp: pl.Expr, fp: pl.Expr, fn: pl.Expr) -> tuple[pl.Expr, pl.Expr, 
     return precision, recall, f1
 
 
-def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+def prf(tp: float, fp: float, fn: float) -> tuple[float, float, float]:
     """Scalar (P, R, F1) with the same policy.
 
     >>> prf(1, 1, 0)

@@ -22,7 +22,7 @@ import hashlib
 import polars as pl
 
 from aggregator.metrics.family import Family
-from aggregator.metrics.registry import Metric, Registry, RunContext
+from aggregator.metrics.registry import Metric, Registry, RunContext, RunLevel
 from aggregator.version import __version__
 
 ORDER_POLICY = (
@@ -50,9 +50,13 @@ def _profile_filter(_: pl.DataFrame, ctx: RunContext) -> str | None:
     return ctx.profile if ctx.profile_fallback else None
 
 
+def _constant(value: str) -> RunLevel:
+    return lambda _table, _ctx: value
+
+
 def declare(reg: Registry) -> None:
-    def text(name: str, label: str, meaning: str, formula: str, value: object, blank_when: str = "") -> None:
-        run_level = value if callable(value) else (lambda _table, _ctx: value)
+    def text(name: str, label: str, meaning: str, formula: str, value: RunLevel | str, blank_when: str = "") -> None:
+        run_level = _constant(value) if isinstance(value, str) else value
         reg.add(Metric(name, label, meaning, formula, None, kind="str", averaging="text", requires_gold=False,
                        run_level=run_level, blank_when=blank_when))
 

@@ -31,6 +31,9 @@ JSON_BLANKS = b" \t\r\n"
 Items = Union[list[T | list[Any] | str | int | float | bool | None], dict[str, Any], str, int, float, bool, None]
 """A list whose object items are read into the Struct ``T``."""
 
+RawItems = Union[list[msgspec.Raw], dict[str, Any], str, int, float, bool, None]
+"""A list whose items stay raw JSON (decoded where needed); any other JSON value is kept as is."""
+
 
 def truthy(value: Any) -> bool:
     """JSON truthiness: not missing, null, false, 0, "", [] or {} (a Struct with every declared field unset counts as {})."""

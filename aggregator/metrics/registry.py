@@ -13,8 +13,9 @@ from typing import Any, Literal
 
 import polars as pl
 
+from aggregator.metrics.values import Kind, MetricValue, python_value
+
 Averaging = Literal["macro", "micro", "pooled", "count", "difference", "flag", "text"]
-Kind = Literal["int", "float", "bool", "str"]
 Section = Literal["headline", "units", "diagnostics", "appendix"]
 
 AVERAGING_TEXT: dict[Averaging, str] = {
@@ -44,7 +45,7 @@ class RunContext:
     all_rows: pl.DataFrame | None = None
 
 
-RunLevel = Callable[["pl.DataFrame", RunContext], object]
+RunLevel = Callable[["pl.DataFrame", RunContext], MetricValue]
 """A run-level metric's function (Polars named as text: importing the registry must not load it)."""
 
 
@@ -147,7 +148,7 @@ class Registry:
         assert metric.expr is not None, f"{metric.name} is run-level"
         return pl.when(pl.col("n_gold").sum() > 0).then(metric.expr) if metric.requires_gold else metric.expr
 
-    def compute(self, table: pl.DataFrame, context: RunContext | None = None) -> dict[str, object]:
+    def compute(self, table: pl.DataFrame, context: RunContext | None = None) -> dict[str, MetricValue]:
         """Evaluate every metric over a per-sample table; None marks a blank value."""
         context = context if context is not None else RunContext()
         exprs = [self.expression(m).alias(m.name) for m in self if m.run_level is None]
@@ -156,7 +157,7 @@ class Registry:
         for m in self:
             if m.run_level is not None:
                 row[m.name] = m.run_level(table, context) if gold or not m.requires_gold else None
-        return {m.name: _python_value(row[m.name], m.kind) for m in self}
+        return {m.name: python_value(row[m.name], m.kind) for m in self}
 
     def absent_fields(self, table: pl.DataFrame) -> list[str]:
         """Names of the metrics whose optional input field no row of ``table`` carries."""
@@ -166,14 +167,3 @@ class Registry:
         row = table.select(m.present.alias(m.name) for m in checked if m.present is not None).row(0, named=True)
         return [name for name, present in row.items() if not present]
 
-
-def _python_value(value: object, kind: Kind) -> object:
-    if value is None:
-        return None
-    if kind == "str":
-        return str(value)
-    if kind == "int":
-        return int(value)  # type: ignore[call-overload]
-    if kind == "bool":
-        return bool(value)
-    return float(value)  # type: ignore[arg-type]

@@ -33,7 +33,7 @@ import msgspec
 import polars as pl
 
 from aggregator.metrics.family import Family, RowInput
-from aggregator.metrics.reads import Items, Obj, section
+from aggregator.metrics.reads import Items, Obj, RawItems, section
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.metrics.review_matrix import KEEP, Action, PreItem, Unbuildable, action_matrix, pre_key, pre_objects
 from aggregator.units.projection import gold_units
@@ -54,7 +54,8 @@ class _Flags(msgspec.Struct, gc=False):
 
 
 class _FR(msgspec.Struct, gc=False):
-    final_tuples_pre_review: Items[PreItem] = None
+    final_tuples_pre_review: RawItems = None
+    """Items stay raw (decoded by :func:`pre_objects`): ``aggregate legacy`` counts them as they are."""
     stage1_tuples: TupleList = None
 
 

@@ -11,7 +11,7 @@ pre-review items (quirk Q9) are read here too; the family module states the full
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 
@@ -48,8 +48,10 @@ class _TraceEntry(msgspec.Struct, gc=False):
     output: Obj[_TraceOutput] = None
 
 
-_TRACE = msgspec.json.Decoder(Items[_TraceEntry])
-_PRE_ITEM = msgspec.json.Decoder(Obj[PreItem])
+_Trace: TypeAlias = Items[_TraceEntry]
+_PreItemSection: TypeAlias = Obj[PreItem]
+_TRACE = msgspec.json.Decoder(_Trace)
+_PRE_ITEM = msgspec.json.Decoder(_PreItemSection)
 
 
 class Unbuildable(Exception):

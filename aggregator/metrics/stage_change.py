@@ -67,7 +67,8 @@ COLUMNS = (
 
 def stage_delta(row: Any) -> StageDelta | None:
     """SD: ``stage_delta`` when it is an object (None reads as ``{}``)."""
-    return section(row.stage_delta)
+    found: StageDelta | None = section(row.stage_delta)
+    return found
 
 
 def _text(value: Any) -> str:

@@ -20,7 +20,7 @@ over all rows; none is ever blank (a rate whose denominator is 0 is 0.0).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import msgspec
 import polars as pl
@@ -46,10 +46,14 @@ class _Block(msgspec.Struct, gc=False):
 
 
 class _Fields(msgspec.Struct, gc=False):
-    validator: Items[_Block] = None
+    validator: msgspec.Raw = msgspec.Raw()
+    """Kept raw (decoded in :func:`row`): ``aggregate legacy`` copies the blocks verbatim."""
     stage1_structural_risk: Any = None
     stage2_structural_risk: Any = None
 
+
+_Blocks: TypeAlias = Items[_Block]
+_BLOCKS = msgspec.json.Decoder(_Blocks)
 
 COLUMNS = (
     Column("r1", "int", "risks of the first stage1 validator block"),
@@ -111,7 +115,7 @@ def validator_stats(blocks: list[_Block]) -> tuple[BlockStats, BlockStats, int]:
 
 def row(inp: RowInput) -> tuple[object, ...]:
     data, values = inp.row, inp.values
-    blocks = objects(data.validator)
+    blocks = objects(_BLOCKS.decode(data.validator)) if data.validator else []
     s1, s2, nc = validator_stats(blocks)
     r1, r2 = s1.count, s2.count
     pc = values["polarity_conflict"]

@@ -18,18 +18,17 @@ import os
 import re
 import secrets
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from glob import escape
 from pathlib import Path
 from typing import BinaryIO
 
-try:
+if sys.platform != "win32":
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 NO_PERMISSION = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
@@ -101,7 +100,7 @@ def _remove_stale(directory: Path, names: list[str], before: float) -> None:
 def _turn(directory: Path) -> Iterator[tuple[int | None, bool]]:
     """Wait for an exclusive lock on ``directory``; yield its descriptor (None: cannot open) and
     whether the lock is held (not where the platform or file system has no ``flock``)."""
-    if fcntl is None or not hasattr(os, "O_DIRECTORY"):
+    if sys.platform == "win32" or not hasattr(os, "O_DIRECTORY"):
         yield None, False
         return
     try:
@@ -241,23 +240,34 @@ def write_outputs(
     leaves the previous outputs byte-identical, no new file and no temporary file. An output
     that is one of ``inputs`` is refused before anything is written.
     """
-    target = Path(directory)
+    return write_output_sets({Path(directory): files}, inputs=inputs)
+
+
+def write_output_sets(
+    sets: Mapping[Path, Mapping[str, Output]],
+    *,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> list[Path]:
+    """:func:`write_outputs` of files in several directories as one set: all staged (each
+    directory's lock taken in path order), then all renamed, or none."""
     staged: list[tuple[Path, Path]] = []
     mode = _file_mode()
+    inputs = list(inputs)
+    target = Path(".")
     try:
-        target.mkdir(parents=True, exist_ok=True)
-        with _turn(target) as (dir_fd, locked):
-            refuse_inputs(target, files, inputs)
-            if locked:
-                _remove_stale(target, list(files), time.time())
-            for name, data in files.items():
-                staged.append((_stage(target, name, data, mode), target / name))
+        with ExitStack() as turns:
+            for target in sorted(sets):
+                target.mkdir(parents=True, exist_ok=True)
+                dir_fd, locked = turns.enter_context(_turn(target))
+                refuse_inputs(target, sets[target], inputs)
+                if locked:
+                    _remove_stale(target, list(sets[target]), time.time())
+                if dir_fd is not None:
+                    turns.callback(_sync, dir_fd)
+            for target, files in sets.items():
+                for name, data in files.items():
+                    staged.append((_stage(target, name, data, mode), target / name))
             _swap(staged)
-            if dir_fd is not None:
-                try:
-                    os.fsync(dir_fd)
-                except OSError:
-                    pass
     except OutputError:
         raise
     except OSError as exc:
@@ -270,3 +280,10 @@ def write_outputs(
             tmp.unlink(missing_ok=True)
         raise
     return [final for _, final in staged]
+
+
+def _sync(dir_fd: int) -> None:
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING
 
+from aggregator.outputs.errors_markdown import errors_section
 from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
 from aggregator.outputs.metadata import RunMetadata, RunWarning, SideFileUse, SkippedLine, TaxonomyUsed, git_commit
@@ -30,6 +31,7 @@ from aggregator.report.run_report import run_report
 if TYPE_CHECKING:
     from aggregator.outputs.atomic import Output
     from aggregator.run.pipeline import RunEvaluation
+    from aggregator.run_warnings.declare import RaisedWarning
 
 INPUT_ORDER_COLUMNS = ("line",)
 """Per-sample columns that depend on the input's line order: kept out of the files, so that
@@ -49,24 +51,28 @@ def taxonomy_used(evaluation: RunEvaluation) -> TaxonomyUsed:
     return TaxonomyUsed(name=used.name, source=used.source, sha256=used.sha256, refs=len(used.refs))
 
 
+def _warning(raised: RaisedWarning) -> RunWarning:
+    return RunWarning(code=raised.code, message=raised.message, metrics=raised.metrics, count=raised.count)
+
+
 def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False) -> RunMetadata:
     return RunMetadata(
         taxonomy=taxonomy_used(evaluation),
         git_commit=git_commit(),
         input_path=str(evaluation.input_path),
         input_sha256=evaluation.input_sha256,
-        run_ids=evaluation.run_ids,
+        run_ids=tuple(evaluation.run_ids),
         profile=evaluation.profile,
         rows_read=evaluation.rows_read,
         rows_aggregated=evaluation.rows_aggregated,
         rows_skipped=len(evaluation.skipped),
-        skipped_lines=[SkippedLine(line=bad.line, reason=bad.reason) for bad in evaluation.skipped],
-        warnings=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.shown],
-        warnings_allowed=[RunWarning(**w.to_dict()) for w in evaluation.run_warnings.allowed],
+        skipped_lines=tuple(SkippedLine(line=bad.line, reason=bad.reason) for bad in evaluation.skipped),
+        warnings=tuple(map(_warning, evaluation.run_warnings.shown)),
+        warnings_allowed=tuple(map(_warning, evaluation.run_warnings.allowed)),
         counts=evaluation.warnings,
-        families=list(evaluation.families),
+        families=evaluation.families,
         profile_fallback=evaluation.profile_fallback,
-        side_files=[SideFileUse(name=name, used=used is not None) for name, used in evaluation.side_files.items()],
+        side_files=tuple(SideFileUse(name=name, used=used is not None) for name, used in evaluation.side_files.items()),
         workers=evaluation.workers,
         seconds=round(evaluation.seconds, 4),
         spreadsheet_safe=spreadsheet_safe,
@@ -108,6 +114,8 @@ def run_files(
             facts=facts, warnings=evaluation.run_warnings, absent=evaluation.absent,
         )
         markdown = with_intervals(markdown, evaluation)
+        errors = errors_section(evaluation)
+        markdown += "\n" + errors if errors else ""
         metrics = metrics_csv([evaluation.metrics])
         provenance = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe)
         metadata = provenance.model_dump_json(indent=2).encode("utf-8") + b"\n"

@@ -39,6 +39,12 @@ def _spec(data: Sequence[Row], *, width: int | str, height: int | str, **rest: A
     return spec
 
 
+def _number(value: object) -> float:
+    """A field that :func:`_defined` kept: a number (rows hold numbers, text and None)."""
+    assert isinstance(value, int | float), value
+    return float(value)
+
+
 def _defined(rows: Sequence[Row], *fields: str) -> list[Row]:
     return [r for r in rows if all(r.get(f) is not None for f in fields)]
 
@@ -51,8 +57,8 @@ def _label_sides(rows: Sequence[Row]) -> list[Row]:
         by_unit.setdefault(r["unit"], []).append(r)
     out: list[Row] = []
     for group in by_unit.values():
-        ranked = sorted(group, key=lambda r: float(r["f1"]))  # type: ignore[arg-type]
-        tied = len({f"{float(r['f1']):.3f}" for r in ranked}) == 1  # type: ignore[arg-type]
+        ranked = sorted(group, key=lambda r: _number(r["f1"]))
+        tied = len({f"{_number(r['f1']):.3f}" for r in ranked}) == 1
         out += [{**r, "side": ("none" if tied and i < len(ranked) - 1 else "left" if i == 0 and len(ranked) > 1
                                else "right")} for i, r in enumerate(ranked)]
     return out
@@ -171,8 +177,8 @@ def short_names(conditions: Sequence[str]) -> tuple[dict[str, str], str]:
 def _labelled(rows: Sequence[Row], conditions: Sequence[str]) -> tuple[list[Row], Spec]:
     """Rows with their condition's axis ``label``, and the y encoding over those labels."""
     short, prefix = short_names(conditions)
-    labelled = [{**r, "label": short.get(str(r["condition"]), str(r["condition"]))} for r in rows]
-    y = {"field": "label", "type": "nominal", "sort": [short[c] for c in dict.fromkeys(conditions)],
+    labelled: list[Row] = [{**r, "label": short.get(str(r["condition"]), str(r["condition"]))} for r in rows]
+    y: Spec = {"field": "label", "type": "nominal", "sort": [short[c] for c in dict.fromkeys(conditions)],
          "title": f"{prefix}…" if prefix else None,
          "axis": {"labelLimit": 220, "labelPadding": 6, "titleFontSize": 11, "titleLimit": 700, "titleAngle": 0,
                   "titleAlign": "left", "titleAnchor": "start", "titleY": -22, "titleX": -200}}
@@ -189,7 +195,7 @@ def _padded(rows: Sequence[Row], fields: tuple[str, ...], pad: float) -> list[Ro
     groups: dict[tuple[object, object], tuple[Row, list[float]]] = {}
     for r in rows:
         _, values = groups.setdefault((r["metric"], r["unit"]), (r, []))
-        values.extend(float(r[f]) for f in fields if r.get(f) is not None)  # type: ignore[arg-type]
+        values.extend(_number(r[f]) for f in fields if r.get(f) is not None)
     out = list(rows)
     for first, values in groups.values():
         if values and min(values) == max(values):

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from aggregator.compare.cells import SEED_SHARE, method_caption
 from aggregator.compare.degenerate import degenerate_notes
-from aggregator.compare.markdown import SEED_SHARE, codes_of, method_caption
+from aggregator.compare.markdown import codes_of
 from aggregator.metrics.structural import UNIT_LABELS
 from aggregator.report import charts
 from aggregator.report.comparison_tables import (

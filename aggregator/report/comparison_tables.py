@@ -4,21 +4,10 @@ with ⚠), agreement of the review agents, flips, self-consistency and every run
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from aggregator.compare.markdown import (
-    AGREEMENT,
-    agreement_rows,
-    codes_of,
-    interval,
-    is_count,
-    label,
-    mean_sd,
-    p_cell,
-    runs_defined,
-    signed,
-    value,
-)
+from aggregator.compare.cells import interval, is_count, label, mean_sd, p_cell, signed, value
+from aggregator.compare.markdown import AGREEMENT, agreement_rows, codes_of, runs_defined
 from aggregator.compare.tables import UNIT_SUFFIXES
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
@@ -33,7 +22,8 @@ if TYPE_CHECKING:
 UNITS = dict(zip(UNIT_LABELS, UNIT_SUFFIXES))
 
 
-def _shown(result: ComparisonResult, frame: pl.DataFrame) -> list[dict[str, object]]:
+def _shown(result: ComparisonResult, frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """The rows of the shown metrics, in their order (Polars types row values as Any)."""
     order = {m: i for i, m in enumerate(result.metrics_shown)}
     return sorted((r for r in frame.iter_rows(named=True) if r["metric"] in order),
                   key=lambda r: order[str(r["metric"])])
@@ -65,7 +55,7 @@ def conditions_table(result: ComparisonResult) -> str:
     rows = []
     for r in _shown(result, result.conditions):
         name = esc(r["condition"]) + (' <span class="tag">baseline</span>' if r["condition"] == result.baseline else "")
-        seeds = ", ".join(map(str, r["seeds"])) or "—"  # type: ignore[call-overload]
+        seeds = ", ".join(map(str, r["seeds"])) or "—"
         codes, count = codes_of(r), is_count(r["metric"])
         rows.append([f"<td>{esc(label(str(r['metric'])))}</td>", f'<th scope="row">{name}</th>',
                      _num(runs_defined(r)), f"<td>{esc(seeds)}</td>", _num(mean_sd(r), codes=codes),

@@ -2,7 +2,7 @@
 
 Everything shown is read from a :class:`~aggregator.run.pipeline.RunEvaluation`: the metric
 values and their definitions come from the registry, transition counts from
-:func:`aggregator.metrics.structural.transitions`, and the sample table from the
+:func:`aggregator.metrics.exprs.transitions`, and the sample table from the
 per-sample table's columns. Nothing is recomputed here.
 """
 
@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS, transitions
+from aggregator.metrics.exprs import transitions
+from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
 from aggregator.outputs.facts import Fact, run_facts
 from aggregator.report import charts
+from aggregator.report.error_report import error_section
 from aggregator.report.html import esc, page
 from aggregator.report.metric_tables import metric_rows_table, metrics_details
 from aggregator.report.samples import capped_payload
@@ -26,6 +28,7 @@ from aggregator.version import __version__
 if TYPE_CHECKING:
     import polars as pl
 
+    from aggregator.metrics.values import MetricValue
     from aggregator.run.pipeline import RunEvaluation
     from aggregator.units.lead import Lead
 
@@ -62,7 +65,7 @@ def _signed(value: object, better: bool | None) -> tuple[str, str]:
     return f"{value:+.4f}", tone
 
 
-def _cell(name: str, values: dict[str, object], marks: Marks) -> str:
+def _cell(name: str, values: Mapping[str, MetricValue], marks: Marks) -> str:
     """A headline cell; a value a warning marks is greyed (no tone) and carries the marker."""
     metric, value = STRUCTURAL[name], values.get(name)
     if name.startswith(("delta_f1", "net_gain")):
@@ -74,7 +77,7 @@ def _cell(name: str, values: dict[str, object], marks: Marks) -> str:
     return f'<td class="{cls}">{marked(text, codes)}</td>'
 
 
-def headline_table(values: dict[str, object], counts: dict[str, dict[str, int]], marks: Marks, lead: Lead) -> str:
+def headline_table(values: Mapping[str, MetricValue], counts: dict[str, dict[str, int]], marks: Marks, lead: Lead) -> str:
     """One row per unit: F1 S1, F1 final, ΔF1, fix/break rates, net gain and the fix/break counts;
     the lead unit's row is highlighted."""
     head = "".join(
@@ -98,7 +101,7 @@ def headline_table(values: dict[str, object], counts: dict[str, dict[str, int]],
     )
 
 
-def key_figures(values: dict[str, object], marks: Marks, lead: Lead) -> str:
+def key_figures(values: Mapping[str, MetricValue], marks: Marks, lead: Lead) -> str:
     """The lead unit's story in cards (:mod:`aggregator.units.lead`): final F1 (from stage 1), ΔF1,
     fix and break rate, net gain, and for Ref-F1 its CDA."""
     name = lead.name.removesuffix("-F1")
@@ -149,14 +152,14 @@ def unit_labels(marks: Marks) -> list[str]:
 
 
 def _chart_rows(
-    values: dict[str, object], counts: dict[str, dict[str, int]], labels: list[str]
-) -> tuple[list[dict], list[dict]]:
-    f1 = [
+    values: Mapping[str, MetricValue], counts: dict[str, dict[str, int]], labels: list[str]
+) -> tuple[list[charts.Row], list[charts.Row]]:
+    f1: list[charts.Row] = [
         {"unit": label, "stage": stage, "f1": values.get(f"tuple_f1_{s}{suffix(u)}")}
         for u, label in zip(UNITS, labels)
         for s, stage in (("s1", "Stage 1"), ("s2", "Final"))
     ]
-    moves = [{"unit": label, "kind": k, "n": counts[u][k]} for u, label in zip(UNITS, labels) for k in TRANSITIONS]
+    moves: list[charts.Row] = [{"unit": label, "kind": k, "n": counts[u][k]} for u, label in zip(UNITS, labels) for k in TRANSITIONS]
     return f1, moves
 
 
@@ -183,6 +186,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
     n_gold = values["N_gold"]
     run_name = ", ".join(evaluation.run_ids)
     samples, shown = capped_payload(evaluation.table, {u: UNIT_NAMES[u] for u in UNITS})
+    errors_html, error_charts = error_section(evaluation, marks)
     samples["lead"] = lead.unit
     body = f"""
 <header>
@@ -205,6 +209,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
   <figure><figcaption>What the review did to each sample, per unit</figcaption>
     <div class="chart" data-chart="transitions"></div></figure>
 </section>
+{errors_html}
 <section id="samples">
   <h2>Samples</h2>
   <p class="note">Each tuple reads <em>ref</em> · “term” · polarity. Pick a unit to see its transition and F1 per
@@ -227,6 +232,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
         "charts": {
             "stage_f1": charts.stage_f1(f1_rows, units=units),
             "transitions": charts.transitions(move_rows, units=units),
+            **error_charts,
         },
         "samples": samples,
     }

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -23,6 +24,9 @@ from aggregator.metrics.prf import prf_exprs
 from aggregator.run.sample_values import frame_of, pack_rows, table_of
 from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.units.sample_counts import COLUMNS, STAGES, Column
+
+if TYPE_CHECKING:
+    from scorecards.read_result import Indices
 
 TRANSITION = pl.Enum(TRANSITIONS)
 """The type of the transition columns (1 byte a row)."""
@@ -92,7 +96,7 @@ def build_table(
     return table_of_blocks([frame_of([pack_rows(rows, columns)], columns)], lines, None)
 
 
-def table_of_blocks(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:
+def table_of_blocks(frames: list[pl.DataFrame], lines: Sequence[int], kept: Indices | None) -> pl.DataFrame:
     """:func:`build_table` of rows already in frames (:mod:`aggregator.run.sample_values`), consumed."""
     return derive(table_of(frames, lines, kept))
 

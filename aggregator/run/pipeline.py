@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.metrics.registry import Registry
+    from aggregator.metrics.values import MetricValue
     from scorecards.errors import BadLine
 
 
@@ -36,7 +37,7 @@ class RunEvaluation:
     input_path: Path
     input_sha256: str
     table: pl.DataFrame
-    metrics: dict[str, object]
+    metrics: dict[str, MetricValue]
     rows_read: int
     skipped: list[BadLine]
     profile: str | None
@@ -48,6 +49,8 @@ class RunEvaluation:
     side_files: dict[str, str | None] = field(default_factory=dict)
     profile_fallback: bool = False
     run_warnings: RunWarnings = field(default_factory=RunWarnings)
+    all_rows: pl.DataFrame | None = None
+    """Every row read, before the ``--profile`` filter; kept only when asked (``keep_all_rows``)."""
     taxonomy: Taxonomy = field(default_factory=taxonomy_in_force)
 
     @property
@@ -82,6 +85,7 @@ def evaluate_run(
     on_bytes: Callable[[int], None] | None = None,
     families: tuple[str, ...] | None = None,
     allow: Iterable[str] = (),
+    keep_all_rows: bool = False,
 ) -> RunEvaluation:
     """Read a run directory or scorecards file and compute its structural metrics.
 
@@ -97,6 +101,7 @@ def evaluate_run(
     When ``profile`` matches no row, every row is aggregated and the side files are not
     read, as the research tool did (SCORECARDS.md); ``profile_fallback`` says so. Refs are checked
     against the run's taxonomy (:func:`~aggregator.units.taxonomy.taxonomy_for_run`).
+    ``keep_all_rows``: keep the unfiltered table too (``all_rows``), for outputs over every row.
     """
     started = time.perf_counter()
     taxonomy = taxonomy_for_run(resolve_input(path))
@@ -146,4 +151,5 @@ def evaluate_run(
         run_warnings=check_run(table, metrics, warnings, allow, registry, in_force,
                                profile_unmatched=profile if fallback else None),
         taxonomy=taxonomy,
+        all_rows=all_rows if keep_all_rows else None,
     )

@@ -25,7 +25,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Collection, Sequence
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 import msgspec
 import polars as pl
@@ -37,37 +37,43 @@ from scorecards.schema import Row
 from scorecards.schema_merge import merge_structs
 
 if TYPE_CHECKING:
+    from scorecards.read_result import Duplicate, Indices
     from scorecards.record import SampleRecord
 
-Block = list[object]
-_DTYPES = {"str": "String", "label": "Categorical", "int": "Int64", "bool": "Boolean", "float": "Float64"}
+Packed: TypeAlias = "array[int] | array[float] | list[object]"
+"""One column of a block: an array where every value fits one, else a list."""
+Block = list[Packed]
+_DTYPES = {"str": "String", "label": "Categorical", "int": "Int64", "bool": "Boolean", "float": "Float64",
+           "count": "UInt8"}
 ORDER = ("sample_key", "split", "run_id", "line")
 """The order of the per-sample table: unique per row, so no tie is left to the input's line order."""
 
 IDENTITY = ("run_id", "split", "sample_key")
-_TYPECODES = {"int": "q", "float": "d", "bool": "b"}
+_TYPECODES = {"int": ("q",), "float": ("d",), "bool": ("b",), "count": ("B", "q")}
+"""Array type codes to try, in order: a "count" block is 1 byte a value, 8 when a value exceeds 255."""
+_WIDE = {"B": "UInt8", "q": "Int64"}
 
 
-def pack_rows(rows: list[tuple[object, ...]], columns: tuple[Column, ...]) -> Block:
+def pack_rows(rows: Sequence[tuple[object, ...]], columns: Sequence[Column]) -> Block:
     """``rows`` (tuples in ``columns`` order) as one container per column: an array where every
     value fits one (no None, no value of another type), else a list. Runs where Polars may not
     be imported (a forked decoding process), so it uses none."""
     block: Block = []
     values_of = zip(*rows) if rows else (() for _ in columns)
     for column, values in zip(columns, values_of):
-        code = _TYPECODES.get(column.kind)
-        if code is not None:
+        for code in _TYPECODES.get(column.kind, ()):
             try:
                 block.append(array(code, values))
-                continue
+                break
             except (TypeError, OverflowError):
                 pass
-        block.append(list(values))
+        else:
+            block.append(list(values))
     return block
 
 
 @cache
-def decoder_for(names: tuple[str, ...] | None) -> msgspec.json.Decoder:
+def decoder_for(names: tuple[str, ...] | None) -> msgspec.json.Decoder[msgspec.Struct]:
     """The row decoder of a family selection: the core :class:`~scorecards.schema.Row` and every family's fields."""
     parts = [f.fields for f in resolve(names) if f.fields is not None]
     return msgspec.json.Decoder(merge_structs("Row", Row, *parts))
@@ -100,7 +106,7 @@ class SampleEvaluator:
     def __init__(self, names: tuple[str, ...] | None = None) -> None:
         self.names = names
 
-    def row_decoder(self) -> msgspec.json.Decoder:
+    def row_decoder(self) -> msgspec.json.Decoder[msgspec.Struct]:
         return decoder_for(self.names)
 
     def pack(self, rows: list[tuple[object, ...]]) -> Block:
@@ -113,7 +119,7 @@ class SampleEvaluator:
 
     def duplicates(
         self, frames: list[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
-    ) -> tuple[list[tuple[int, int, str, str, str]], Sequence[int] | None]:
+    ) -> tuple[list[Duplicate], pl.Series | None]:
         """The duplicate rows among the loaded blocks (:func:`duplicates`)."""
         return duplicates(frames, lines, excluded)
 
@@ -125,9 +131,11 @@ class SampleEvaluator:
         values = dict(zip(CORE_NAMES, core))
         inp = RowInput(record, values)
         row = list(core)
-        for compute, names in plan:
+        last = len(plan) - 1
+        for i, (compute, names) in enumerate(plan):
             derived = compute(inp)
-            values.update(zip(names, derived))
+            if i < last:  # no family runs after the last to read its values
+                values.update(zip(names, derived))
             row.extend(derived)
         return tuple(row)
 
@@ -135,7 +143,8 @@ def dtype_of(column: Column) -> pl.DataType:
     """The Polars type of a per-sample column: a label with a closed set of values an Enum of them."""
     if column.kind == "label" and column.values:
         return pl.Enum(column.values)
-    return getattr(pl, _DTYPES[column.kind])()
+    dtype: pl.DataType = getattr(pl, _DTYPES[column.kind])()
+    return dtype
 
 
 def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame:
@@ -143,25 +152,34 @@ def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame
     return pl.DataFrame([_series(c, [block[i] for block in blocks]) for i, c in enumerate(columns)])
 
 
-def _series(column: Column, parts: list[array[int] | array[float] | list[object]]) -> pl.Series:
-    """One column of several blocks: arrays of one type joined, else their values in one list."""
+def _series(column: Column, parts: list[Packed]) -> pl.Series:
+    """One column of several blocks: arrays of one type joined, else their values in one list.
+
+    A "count" column is UInt8 when every block's values fit a byte, else Int64 (the table's
+    frames are joined with their common type, :func:`table_of`)."""
     arrays = [p for p in parts if isinstance(p, array)]
     values: object
-    if len(arrays) == len(parts) and len({a.typecode for a in arrays}) == 1:
+    dtype = dtype_of(column)
+    codes = {a.typecode for a in arrays}
+    if len(arrays) == len(parts) and len(codes) == 1:
         values = arrays[0] if len(arrays) == 1 else array(arrays[0].typecode, b"".join(arrays))
+        if column.kind == "count":
+            dtype = getattr(pl, _WIDE[arrays[0].typecode])()
     else:
         values = [v for p in parts for v in p]
-    return pl.Series(column.name, values, dtype=dtype_of(column), strict=column.kind == "label")
+        if column.kind == "count":
+            dtype = pl.Int64()
+    return pl.Series(column.name, values, dtype=dtype, strict=column.kind == "label")
 
 
-def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[int] | None) -> pl.DataFrame:
+def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Indices | None) -> pl.DataFrame:
     """The rows of ``frames`` (in file order, with their ``lines``), those of ``kept`` only
     (None: all), in :data:`ORDER`, with a ``line`` column.
 
     Consumes ``frames`` (the list is emptied): each column is gathered into the new order and
     its blocks freed before the next one, so memory holds the table and one column more.
     """
-    counts = pl.concat(frames, how="vertical", rechunk=False)
+    counts = pl.concat(frames, how="vertical_relaxed", rechunk=False)  # a wide "count" block widens its column
     frames.clear()
     line = pl.Series("line", lines, dtype=pl.Int64)
     keys = counts.select(ORDER[:-1]).with_columns(line.rechunk()).with_row_index("row")
@@ -175,7 +193,7 @@ def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Sequence[in
 
 def duplicates(
     frames: Sequence[pl.DataFrame], lines: Sequence[int], excluded: Collection[int]
-) -> tuple[list[tuple[int, int, str, str, str]], pl.Series | None]:
+) -> tuple[list[Duplicate], pl.Series | None]:
     """The reader's ``duplicates`` hook (:data:`scorecards.read_result.FindDuplicates`), found in Polars.
 
     Rows in file order; of the rows of one identity (run id, split, sample key) the first

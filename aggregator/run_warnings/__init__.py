@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from aggregator.metrics.family import Family
     from aggregator.metrics.registry import Registry
+    from aggregator.metrics.values import MetricValue
 
 __all__ = [
     "WARNINGS", "CheckInput", "Finding", "RaisedWarning", "RunWarnings", "UnknownWarningCode", "WarningCode",
@@ -73,7 +74,7 @@ def known_codes(codes: Sequence[str]) -> tuple[str, ...]:
 
 def check_run(
     table: pl.DataFrame,
-    metrics: Mapping[str, object],
+    metrics: Mapping[str, MetricValue],
     counts: Mapping[str, int] | None = None,
     allow: Iterable[str] = (),
     registry: Registry | None = None,
@@ -85,7 +86,9 @@ def check_run(
     core registry). Codes in ``allow`` are raised but silenced (:attr:`RunWarnings.allowed`).
     ``profile_unmatched``: the ``--profile`` that matched no row (every row was aggregated)."""
     if registry is None:
-        from aggregator.metrics.structural import STRUCTURAL as registry
+        from aggregator.metrics.structural import STRUCTURAL
+
+        registry = STRUCTURAL
 
     run = CheckInput(table, metrics, counts or {}, profile_unmatched)
     return _for_families(tuple(families)).check(run, registry, allow)

@@ -22,6 +22,7 @@ REF_METRICS = (
     "tuple_f1_s1", "tuple_f1_s2", "tuple_f1_s1_attrpol", "tuple_f1_s2_attrpol", "delta_f1", "delta_f1_attrpol",
     "fix_rate", "fix_rate_attrpol", "break_rate", "break_rate_attrpol", "net_gain", "net_gain_attrpol", "cda",
     "break_count", "tuple_f1_s2_refpol_*", "tuple_f1_s2_attrpol_*", "tuple_f1_s2_explicit_only", "ref_coverage_rate*",
+    "errors_*refpol*", "errors_*attrpol*",
 )
 
 
@@ -143,7 +144,7 @@ def gold_missing(run: CheckInput) -> Finding | None:
 
 
 def few_samples(run: CheckInput) -> Finding | None:
-    n_gold = int(run.metrics.get("N_gold") or 0)  # type: ignore[call-overload]
+    n_gold = int(run.metrics.get("N_gold") or 0)
     if n_gold == 0 or n_gold >= MIN_SAMPLES:
         return None
     return Finding(f"only {n_gold} samples have gold: means over so few samples vary widely from run to run", n_gold)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.metrics.registry import Registry
+    from aggregator.metrics.values import MetricValue
     from aggregator.units.lead import Lead
 
 
@@ -29,7 +30,7 @@ class CheckInput:
     no row (``profile_unmatched``; every row was then aggregated)."""
 
     table: pl.DataFrame
-    metrics: Mapping[str, object]
+    metrics: Mapping[str, MetricValue]
     counts: Mapping[str, int] = field(default_factory=dict)
     profile_unmatched: str | None = None
 

@@ -80,6 +80,10 @@ def many_weighted_sums(draws: np.ndarray, matrices: Sequence[np.ndarray], precis
     return SampleColumns(matrices, precise).sums(draws, cache)
 
 
+_RELEASED = np.empty(0)
+"""What :class:`SampleColumns` holds for a column once its centred copy is made (the column is let go)."""
+
+
 class SampleColumns:
     """The distinct varying columns of some sample matrices (``precise``: a boolean mask of the columns
     summed in float64, all of them when True), each centred (:func:`_centred`) once for the products
@@ -112,7 +116,8 @@ class SampleColumns:
         self = cls([], None)
         self.width = width
         store = np.empty((n, width), order="F")
-        whole, varying = np.zeros(width), []
+        whole = np.zeros(width)
+        varying: list[int] = []
         by_column: dict[tuple[bytes, bool], list[int]] = {}
         for j, column in enumerate(columns):
             whole[j] = column[0] * n if n else 0.0
@@ -134,7 +139,7 @@ class SampleColumns:
         if found is None:
             found = self._centred[tuple(keys)] = _centred(self._stacked(keys), dtype)
             if len(keys) == sum(key[1] == keys[0][1] for key in self.wanted):  # every column of its kind
-                self.wanted.update(dict.fromkeys(keys))  # type: ignore[arg-type]
+                self.wanted.update(dict.fromkeys(keys, _RELEASED))
         return found
 
     def _stacked(self, keys: list[tuple[bytes, bool]]) -> np.ndarray:
@@ -163,9 +168,9 @@ class SampleColumns:
             added = np.zeros(len(whole))
             precise = np.ones(len(whole), dtype=bool)  # a constant column: n times its value, in float64
             for key, places in by_column.items():
-                product, centre = found[key]
-                values[:, places] = product[:, None]
-                added[varying[places]] = centre * n  # as :func:`_product` adds it
+                column, shift = found[key]
+                values[:, places] = column[:, None]
+                added[varying[places]] = shift * n  # as :func:`_product` adds it
                 precise[varying[places]] = key[1]
             first = whole.copy()
             first[varying] = values[0] if draws.shape[0] else 0.0
@@ -196,7 +201,8 @@ def _centred(distinct: np.ndarray, dtype: type[np.floating]) -> tuple[np.ndarray
 def _product(draws: np.ndarray, centred: np.ndarray, centre: np.ndarray, dtype: type[np.floating]) -> np.ndarray:
     """``draws @ distinct`` in ``dtype`` from :func:`_centred` of ``distinct`` (n × k)."""
     weights = draws if draws.dtype == dtype else draws.astype(dtype)
-    return (weights @ centred).astype(np.float64) + centre * centred.shape[0]
+    product: np.ndarray = (weights @ centred).astype(np.float64) + centre * centred.shape[0]
+    return product
 
 
 class ProductCache:

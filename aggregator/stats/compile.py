@@ -128,8 +128,9 @@ def _leaf_dtype(leaf: Leaf, table: pl.DataFrame) -> pl.DataType:
     return table.select(agg).dtypes[0]
 
 
-def _same(expected: object, got: float) -> bool:
+def _same(expected: float | None, got: float) -> bool:
+    """The metric's value on the whole table (a number, None when undefined) and the compiled one agree."""
     if expected is None:
         return bool(np.isnan(got))
-    value = float(expected)  # type: ignore[arg-type]
+    value = float(expected)
     return not np.isnan(got) and abs(value - got) <= _REL_TOL * max(1.0, abs(value))

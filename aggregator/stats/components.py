@@ -55,7 +55,8 @@ def _variance(x: np.ndarray) -> np.ndarray:
     total = shifted.sum(axis=0)
     squares = np.einsum("ij,ij->j", shifted, shifted)
     rows = x.shape[0]
-    return np.maximum(squares - total * total / rows, 0.0) / (rows - 1)
+    variances: np.ndarray = np.maximum(squares - total * total / rows, 0.0) / (rows - 1)
+    return variances
 
 
 def _bootstrap_variance(replicates: np.ndarray, n: int, fixed: np.ndarray | None = None) -> np.ndarray:

@@ -124,4 +124,5 @@ def spread_rounding(sums: np.ndarray, rounding: Rounding | None = None) -> np.nd
         error_q = gamma_q * (2 * squares + 2 * added_q) + floor_q
         error_v = gamma_v * (np.sqrt(present * squares) + 2 * added_v + np.abs(values)) + floor_v
         squared = values * values / present
-        return error_q + (2 * np.abs(values) + error_v) * error_v / present + 4 * (_UNIT * (squares + squared) + _TINY)
+        bound: np.ndarray = error_q + (2 * np.abs(values) + error_v) * error_v / present + 4 * (_UNIT * (squares + squared) + _TINY)
+        return bound

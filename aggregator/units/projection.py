@@ -160,17 +160,17 @@ class Unit:
 
     name: UnitName
     paper_name: str
-    project: Callable[[Iterable[EvalTuple]], frozenset]
-    match: Callable[[frozenset, frozenset], Counts]
+    project: Callable[[Iterable[EvalTuple]], frozenset[Pair]]
+    match: Callable[[frozenset[Pair], frozenset[Pair]], Counts]
     empty_gold_correct: bool
     micro_needs_gold: bool
-    matched: Callable[[frozenset, frozenset], tuple[frozenset, frozenset]] = matched_exact
+    matched: Callable[[frozenset[Pair], frozenset[Pair]], tuple[frozenset[Pair], frozenset[Pair]]] = matched_exact
 
     def counts(self, pred: Iterable[EvalTuple], gold: Iterable[EvalTuple]) -> Counts:
         return self.match(self.project(pred), self.project(gold))
 
 
-UNITS: dict[UnitName, Unit] = {
+UNITS: dict[str, Unit] = {
     "refpol": Unit("refpol", "GoldUnit (Ref-F1)", gold_units, match_exact, False, False),
     "otepol": Unit("otepol", "SurfaceUnit", surface_units, match_surface, False, False, matched_surface),
     "attrpol": Unit("attrpol", "attribute unit", attribute_units, match_exact, True, True),

@@ -32,12 +32,12 @@ if TYPE_CHECKING:
 MATCHED, UNMATCHED, OUTSIDE = "m", "x", "-"
 CHANGED = {MATCHED: "M", UNMATCHED: "X", OUTSIDE: OUTSIDE}
 STAGES = ("gold", "s1", "s2")
-_TRIPLES = msgspec.json.Decoder(list[tuple[str, str, str]])
+_TRIPLES = msgspec.json.Decoder(list[EvalTuple])
 
 
 def tuples_of(text: str) -> list[EvalTuple]:
     """A per-sample tuple column's JSON text as EvalTuples, in its order."""
-    return [EvalTuple(*t) for t in _TRIPLES.decode(text)]
+    return _TRIPLES.decode(text)
 
 
 class _Marker:
@@ -89,7 +89,7 @@ def all_marks(table: pl.DataFrame, units: Sequence[Unit]) -> dict[str, dict[str,
     texts share one computation (e.g. empty finals).
     """
     markers = [_Marker(unit) for unit in units]
-    out = {unit.name: {stage: [] for stage in STAGES} for unit in units}
+    out: dict[str, dict[str, list[str]]] = {unit.name: {stage: [] for stage in STAGES} for unit in units}
     seen: dict[tuple[str, str, str], list[tuple[str, str, str]]] = {}
     for texts in table.select("gold_tuples", "stage1_tuples", "final_tuples").iter_rows():
         marks = seen.get(texts)

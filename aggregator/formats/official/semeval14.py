@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aggregator.formats.model import CharSpan, Element
 from aggregator.formats.official.base import Quirk, Scorer, Sentences, by_position
 from aggregator.formats.pairing import pair
 from aggregator.formats.tally import Tallies, Tally
@@ -64,13 +65,17 @@ def crash(gold: Sentences, pred: Sentences, tallies: Tallies) -> str | None:
     return None
 
 
+def _rewritten(aspect: Element | None, item: Any) -> bool:
+    """A term whose offsets as written are not the numbers read (``04`` for 4)."""
+    return item.kind == "term" and isinstance(aspect, CharSpan) and (item.start, item.end) != (str(aspect.start), str(aspect.end))
+
+
 def events(gold: Sentences, pred: Sentences) -> dict[str, int]:
     everything = frozenset(q.name for q in QUIRKS)
     sentences = (*gold, *pred)
     return {
         "position_pairing": sum(g is None or p is None or g.key != p.key for g, p in by_position(gold, pred)),
-        "offset_strings": sum(i.kind == "term" and (i.start, i.end) != (str(t.aspect.start), str(t.aspect.end))
-                              for s in sentences for t, i in zip(s.tuples, s.raw)),
+        "offset_strings": sum(_rewritten(t.aspect, i) for s in sentences for t, i in zip(s.tuples, s.raw)),
         "lower_case_categories": sum(c != c.lower() for s in sentences for c in _categories(s, frozenset())),
         "duplicates": sum(len(x) - len(set(x)) for s in sentences
                           for x in (_terms(s, everything), _categories(s, everything))),
