@@ -8,6 +8,7 @@ CI installs chromium (.ci/run); elsewhere the test is skipped when it is absent.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -105,7 +106,7 @@ def test_run_report_in_chromium(browser: object, tmp_path: Path) -> None:
     for name in ("tuple_f1_s1", "tuple_f1_s2", "fix_rate", "break_rate", "tuple_f1_s2_otepol", "tuple_f1_s2_attrpol"):
         assert markdown_cell(metrics[name]) in text, name
     assert f"{metrics['delta_f1']:+.4f}" in text
-    assert page.locator("[data-chart] svg").count() == 2
+    assert page.locator("#charts [data-chart] svg").count() == 2
     assert page.locator("table.samples tbody tr").count() == 25
     screenshot(seen, "run_report")
 
@@ -228,3 +229,25 @@ def test_edge_pages_render_cleanly(browser: object, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     for report in (tmp_path / "nogold" / "report.html", tmp_path / "one" / "comparison_report.html"):
         assert_clean(visit(browser, report))
+
+
+def test_the_error_anatomy_draws_per_unit_and_filters_the_sample_table(browser: object, tmp_path: Path) -> None:
+    """A real run: the review moved classes under refpol and attrpol only (a chart each, a note for
+    otepol); the Error select keeps the samples with such an error under the unit (as the CLI does)."""
+    run = RUNS / "cr_n50_m1_v2__seed42"
+    done = run_cli(run, "--outdir", tmp_path, "--quiet")
+    assert done.returncode == 0, done.stderr
+    seen = visit(browser, tmp_path / "report.html")
+    page = seen.page
+    assert page.locator("#errors [data-chart] svg").count() == 2  # type: ignore[attr-defined]
+    assert "no error under this unit" in page.inner_text("#errors")  # type: ignore[attr-defined]
+    page.select_option("#sample-unit", "otepol")  # type: ignore[attr-defined]
+    page.select_option("#sample-error", "b")  # type: ignore[attr-defined]
+    listed = run_cli("samples", run, "--unit", "otepol", "--only", "error:boundary", "--limit", "0", "--json").stdout
+    keys = [s["sample_key"] for s in json.loads(listed)["samples"]]
+    shown = page.locator("table.samples td.key").evaluate_all("cells => cells.map(c => c.firstChild.textContent)")  # type: ignore[attr-defined]
+    assert shown == keys and f"of {len(keys)} samples" in page.inner_text(".pager")  # type: ignore[attr-defined]
+    page.select_option("#sample-error", "")  # type: ignore[attr-defined]
+    assert "of 50 samples" in page.inner_text(".pager")  # type: ignore[attr-defined]
+    screenshot(seen, "run_report_errors")
+    assert_clean(seen)

@@ -2,8 +2,11 @@
 
 ``--only misses`` lists the samples wrong at the final stage under ``--unit`` (still wrong or
 broken), ``fixes`` and ``breaks`` the review's transitions, ``changed`` the samples whose unit
-pairs the review changed. Each tuple carries its mark under the unit (:mod:`aggregator.units.sample_marks`):
-✓ matched, ✗ not matched, · no pair in the unit; + added by the review, − dropped by it.
+pairs the review changed, ``error:CLASS`` (polarity, category, boundary, implicit, spurious,
+missed) the samples with an error of that class at the final stage (docs/errors.md). Each tuple
+carries its mark under the unit (:mod:`aggregator.units.sample_marks`): ✓ matched, ✗ not
+matched, · no pair in the unit; + added by the review, − dropped by it; and its error class
+(:mod:`aggregator.units.error_marks`), shown beside it by an ``error:`` filter.
 Nothing is written to disk.
 """
 
@@ -33,6 +36,8 @@ ONLY = {
     "breaks": "correct at stage 1, wrong at the final stage",
     "changed": "the review changed the unit's pairs",
 }
+ERROR_CLASSES = ("polarity", "category", "boundary", "implicit", "spurious", "missed")
+ONLY.update({f"error:{c}": f"a {c} error at the final stage" for c in ERROR_CLASSES})
 SYMBOLS = {"m": "✓", "x": "✗", "-": "·"}
 STAGE_KEYS = {"gold": "gold_tuples", "s1": "stage1_tuples", "s2": "final_tuples"}
 
@@ -62,6 +67,9 @@ def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | 
     report_skips(evaluation.skipped)
     for line in warning_lines(evaluation):
         warn(line)
+    if only.startswith("error:") and f"err_{unit}_s2_{only[6:]}" not in evaluation.table.columns:
+        raise click.UsageError(f"--only {only}: the {unit} unit carries no ref, so it has no {only[6:]} errors "
+                               "(use --unit refpol or attrpol)")
     rows = selected_samples(evaluation, unit, only)
     shown = rows if limit == 0 else rows[:limit]
     if as_json:
@@ -70,7 +78,8 @@ def samples_command(run: Path, unit: str, only: str, limit: int, profile: str | 
         say_json(payload)
         return
     out(render_table(shown, unit, f"{only} under {unit} ({ONLY[only]}): {len(rows)} samples" +
-                     (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else "")))
+                     (f", the first {len(shown)} shown (--limit)" if len(shown) < len(rows) else ""),
+                     classes=only.startswith("error:")))
 
 
 def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -> list[bool]:
@@ -80,12 +89,15 @@ def _selection(table: pl.DataFrame, unit: str, only: str, changed: list[bool]) -
         return [True] * table.height
     if only == "changed":
         return changed
+    if only.startswith("error:"):
+        return (table.get_column(f"err_{unit}_s2_{only[6:]}") > 0).to_list()
     wanted = {"misses": ("break", "still"), "fixes": ("fix",), "breaks": ("break",)}[only]
     return [g and t in wanted for g, t in zip(has_gold, transition)]
 
 
 def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[dict[str, Any]]:
     """The samples ``only`` selects under ``unit``, in sample-key order, each with its tuples and marks."""
+    from aggregator.units.error_marks import tuple_classes
     from aggregator.units.projection import UNITS
     from aggregator.units.sample_marks import all_marks, tuples_of
 
@@ -104,25 +116,30 @@ def selected_samples(evaluation: RunEvaluation, unit: str, only: str) -> list[di
             "transition": row[f"{unit}_transition"] if row["has_gold"] else None,
             "f1_s1": row[f"{unit}_s1_f1"], "f1_s2": row[f"{unit}_s2_f1"], "changed": changed[i],
         }
-        for stage, column in STAGE_KEYS.items():
+        tuples = {stage: tuples_of(row[column]) for stage, column in STAGE_KEYS.items()}
+        errors = dict(zip(STAGE_KEYS, tuple_classes(unit, *tuples.values())))
+        for stage in STAGE_KEYS:
             sample[stage] = [
-                {"ref": t.aspect_ref, "term": t.aspect_term, "polarity": t.polarity, "mark": mark}
-                for t, mark in zip(tuples_of(row[column]), marks[stage][i])
+                {"ref": t.aspect_ref, "term": t.aspect_term, "polarity": t.polarity, "mark": mark, "error": error}
+                for t, mark, error in zip(tuples[stage], marks[stage][i], errors[stage])
             ]
         out.append(sample)
     return out
 
 
-def tuple_line(t: dict[str, Any], stage: str) -> str:
-    """One tuple as ``✓ ref · "term" · polarity``, with + (added) or − (dropped) by the review."""
+def tuple_line(t: dict[str, Any], stage: str, classes: bool = False) -> str:
+    """One tuple as ``✓ ref · "term" · polarity``, with + (added) or − (dropped) by the review;
+    ``classes``: and its error class when it is not exact (``[boundary]``)."""
     mark = t["mark"]
     change = {"s1": " −", "s2": " +"}.get(stage, "") if mark.isupper() else ""
     term = f"“{t['term']}”" if t["term"] else "implicit"
-    return f"{SYMBOLS[mark.lower()]}{change} {t['ref'] or 'no ref'} · {term} · {t['polarity']}"
+    error = f" [{t['error']}]" if classes and t.get("error") not in (None, "exact") else ""
+    return f"{SYMBOLS[mark.lower()]}{change} {t['ref'] or 'no ref'} · {term} · {t['polarity']}{error}"
 
 
-def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> str:
-    """The samples as a rich table (wrapped to the terminal, plain text when piped)."""
+def render_table(samples: list[dict[str, Any]], unit: str, title: str, classes: bool = False) -> str:
+    """The samples as a rich table (wrapped to the terminal, plain text when piped); ``classes``: each
+    tuple that is not exact carries its error class."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -135,11 +152,13 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str) -> str:
         f1 = f"{s['f1_s1']:.4f} → {s['f1_s2']:.4f}"
         table.add_row(  # texts from the input are never rich markup
             escape(s["sample_key"] + (f"\n\n{s['text']}" if s["text"] else "")), f"{s['transition'] or 'no gold'}\n{f1}",
-            *(escape("\n".join(tuple_line(t, stage) for t in s[stage])) or "none" for stage in STAGE_KEYS),
+            *(escape("\n".join(tuple_line(t, stage, classes) for t in s[stage])) or "none" for stage in STAGE_KEYS),
         )
     terminal = shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160
     buffer = io.StringIO()
     Console(file=buffer, width=terminal, color_system=None).print(table)
     legend = f"{unit}: ✓ matched  ✗ not matched  · no pair under the unit  + added by the review  − dropped by it"
+    if classes:
+        legend += "  [class] error class at the tuple's stage (gold: against the final stage)"
     lines = [line.rstrip() for line in buffer.getvalue().rstrip("\n").splitlines()]
     return "\n".join([*lines, legend])

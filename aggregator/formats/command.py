@@ -48,15 +48,23 @@ def _inputs(command: F) -> F:
 @click.option("--outdir", type=_FILE,
               help="Write score.json, units.csv, per_sentence.{parquet,csv} and compat_report.md here.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stdout.")
+@click.option("--errors", is_flag=True,
+              help="Also classify every gold and predicted tuple of the main units: exact, polarity, category, "
+                   "aspect/opinion boundary, implicit, spurious, missed (docs/errors.md); in --json as \"errors\".")
 @user_errors
 def score_command(gold: Path, pred: Path, format_name: str, semantics: str, compat: str, as_json: bool,
-                  outdir: Path | None, quiet: bool) -> None:
+                  outdir: Path | None, quiet: bool, errors: bool) -> None:
     """Score PRED against GOLD soundly and as the format's official scorer, with the compat report."""
     from aggregator.formats.evaluate import evaluate
     from aggregator.formats.payload import payload, summary_lines
 
     evaluation = evaluate(gold, pred, format_name, compat)
     body = payload(evaluation, semantics)
+    found = None
+    if errors:
+        from aggregator.formats.errors import anatomy
+
+        found = body["errors"] = anatomy(evaluation)
     written = []
     if outdir is not None:
         from aggregator.formats.files import score_files
@@ -68,6 +76,11 @@ def score_command(gold: Path, pred: Path, format_name: str, semantics: str, comp
     elif not quiet:
         for line in summary_lines(evaluation, semantics):
             out(line)
+        if found is not None:
+            from aggregator.formats.errors import anatomy_lines
+
+            for line in anatomy_lines(found):
+                out(line)
         if written:
             out(f"wrote {len(written)} files to {outdir}")
 

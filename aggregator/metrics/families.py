@@ -40,6 +40,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "memory",
     "hf_signal",
     "agreement",
+    "errors",
 )
 OPT_IN: dict[str, str] = {"legacy": "aggregator.legacy.columns"}
 """Families in force only when a selection names them: name -> module exporting ``FAMILY``."""

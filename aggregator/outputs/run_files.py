@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING
 
+from aggregator.outputs.errors_markdown import errors_section
 from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
 from aggregator.outputs.metadata import RunMetadata, RunWarning, SideFileUse, SkippedLine, TaxonomyUsed, git_commit
@@ -115,6 +116,8 @@ def run_files(
             facts=facts, warnings=evaluation.run_warnings, absent=evaluation.absent,
         )
         markdown = with_intervals(markdown, evaluation)
+        errors = errors_section(evaluation)
+        markdown += "\n" + errors if errors else ""
         metrics = metrics_csv([evaluation.metrics])
         provenance = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe)
         metadata = provenance.model_dump_json(indent=2).encode("utf-8") + b"\n"

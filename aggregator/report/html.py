@@ -1,7 +1,7 @@
 """Page assembly: one self-contained HTML file (inline CSS, vendored Vega/Vega-Lite, data as JSON, plain JS).
 
-The page never loads anything: the vendored bundles and ``report.js`` are inlined in
-``<script>`` tags, and the report's data sits in a ``<script type="application/json">``
+The page never loads anything: the vendored bundles and ``report.js`` (after ``errors.js``, the
+sample table's error-class filter) are inlined in ``<script>`` tags, and the report's data sits in a ``<script type="application/json">``
 block from which ``report.js`` draws the charts and the sample table. Every text that
 comes from the input reaches the page either through :func:`esc` (HTML) or through
 :func:`script_json` (JSON with ``<``, ``>`` and ``&`` escaped), never as markup.
@@ -20,7 +20,7 @@ from aggregator.version import __version__
 
 ASSETS = Path(__file__).parent / "assets"
 VENDORED = ("vega.min.js", "vega-lite.min.js")
-REPORT_ASSETS = (*VENDORED, "report.css", "report.js")
+REPORT_ASSETS = (*VENDORED, "report.css", "errors.js", "report.js")
 _JSON_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
 _CODE = re.compile(r"`([^`]*)`")
 
@@ -77,6 +77,6 @@ def page(*, title: str, body: str, data: object) -> bytes:
             body.encode("utf-8"),
             b'\n<script type="application/json" id="report-data">' + script_json(data) + b"</script>\n",
             scripts,
-            b"<script>" + asset("report.js") + b"</script>\n</body>\n</html>\n",
+            b"<script>" + asset("errors.js") + b"\n" + asset("report.js") + b"</script>\n</body>\n</html>\n",
         )
     )

@@ -16,6 +16,7 @@ from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
 from aggregator.outputs.facts import Fact, run_facts
 from aggregator.report import charts
+from aggregator.report.error_report import error_section
 from aggregator.report.html import esc, page
 from aggregator.report.metric_tables import metric_rows_table, metrics_details
 from aggregator.report.samples import capped_payload
@@ -169,6 +170,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
     n_gold = values["N_gold"]
     run_name = ", ".join(evaluation.run_ids)
     samples, shown = capped_payload(evaluation.table, {u: UNIT_NAMES[u] for u in UNITS})
+    errors_html, error_charts = error_section(evaluation, marks)
     body = f"""
 <header>
   <h1>{esc(run_name)} <span class="kind">· run report</span></h1>
@@ -190,6 +192,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
   <figure><figcaption>What the review did to each sample, per unit</figcaption>
     <div class="chart" data-chart="transitions"></div></figure>
 </section>
+{errors_html}
 <section id="samples">
   <h2>Samples</h2>
   <p class="note">Each tuple reads <em>ref</em> · “term” · polarity. Pick a unit to see its transition and F1 per
@@ -211,6 +214,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
         "charts": {
             "stage_f1": charts.stage_f1(f1_rows, units=units),
             "transitions": charts.transitions(move_rows, units=units),
+            **error_charts,
         },
         "samples": samples,
     }

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 import msgspec
 import polars as pl
 
+from aggregator.outputs.error_views import has_errors
+from aggregator.report.error_report import CODES, sample_errors
 from aggregator.report.html import script_json
 from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.units.sample_marks import all_marks
@@ -107,7 +109,10 @@ def sample_payload(
     ``run`` is present only when the input holds several runs (``several_runs``; default: the
     table does). Per unit: its display ``name``, the ``transition`` of every sample, its F1 at
     both stages (``DIGITS`` decimals) and the ``marks`` of each tuple under the unit
-    (:mod:`aggregator.units.sample_marks`, of the tuples in full). ``cut``: long texts cut (module doc).
+    (:mod:`aggregator.units.sample_marks`, of the tuples in full); with the errors family in force its
+    ``errors`` (per sample, one letter per error class it has at the final stage under the unit,
+    :data:`~aggregator.report.error_report.CODES`, listed in ``error_classes``). ``cut``: long texts
+    cut (module doc).
     """
     marks = all_marks(table, [UNITS[unit] for unit in unit_names])
     if cut:
@@ -128,14 +133,19 @@ def sample_payload(
     scores = table.select(
         pl.col(f"{u}_{s}_f1").round(DIGITS).alias(f"{u}_{s}") for u in unit_names for s in ("s1", "s2")
     )
-    payload["units"] = {
+    errors = has_errors(table)
+    units: dict[str, dict[str, object]] = {
         unit: {
             "name": name,
             "transition": _json(table.get_column(f"{unit}_transition")),
             "f1_s1": _json(scores.get_column(f"{unit}_s1")),
             "f1_s2": _json(scores.get_column(f"{unit}_s2")),
             "marks": {stage: msgspec.Raw(msgspec.json.encode(values)) for stage, values in marks[unit].items()},
+            **({"errors": msgspec.Raw(msgspec.json.encode(sample_errors(table, unit)))} if errors else {}),
         }
         for unit, name in unit_names.items()
     }
+    payload["units"] = units
+    if errors:
+        payload["error_classes"] = [[code, name] for name, code in CODES.items()]
     return payload

@@ -43,12 +43,15 @@ if TYPE_CHECKING:
 Packed: TypeAlias = "array[int] | array[float] | list[object]"
 """One column of a block: an array where every value fits one, else a list."""
 Block = list[Packed]
-_DTYPES = {"str": "String", "label": "Categorical", "int": "Int64", "bool": "Boolean", "float": "Float64"}
+_DTYPES = {"str": "String", "label": "Categorical", "int": "Int64", "bool": "Boolean", "float": "Float64",
+           "count": "UInt8"}
 ORDER = ("sample_key", "split", "run_id", "line")
 """The order of the per-sample table: unique per row, so no tie is left to the input's line order."""
 
 IDENTITY = ("run_id", "split", "sample_key")
-_TYPECODES = {"int": "q", "float": "d", "bool": "b"}
+_TYPECODES = {"int": ("q",), "float": ("d",), "bool": ("b",), "count": ("B", "q")}
+"""Array type codes to try, in order: a "count" block is 1 byte a value, 8 when a value exceeds 255."""
+_WIDE = {"B": "UInt8", "q": "Int64"}
 
 
 def pack_rows(rows: Sequence[tuple[object, ...]], columns: Sequence[Column]) -> Block:
@@ -58,14 +61,14 @@ def pack_rows(rows: Sequence[tuple[object, ...]], columns: Sequence[Column]) -> 
     block: Block = []
     values_of = zip(*rows) if rows else (() for _ in columns)
     for column, values in zip(columns, values_of):
-        code = _TYPECODES.get(column.kind)
-        if code is not None:
+        for code in _TYPECODES.get(column.kind, ()):
             try:
                 block.append(array(code, values))
-                continue
+                break
             except (TypeError, OverflowError):
                 pass
-        block.append(list(values))
+        else:
+            block.append(list(values))
     return block
 
 
@@ -128,9 +131,11 @@ class SampleEvaluator:
         values = dict(zip(CORE_NAMES, core))
         inp = RowInput(record, values)
         row = list(core)
-        for compute, names in plan:
+        last = len(plan) - 1
+        for i, (compute, names) in enumerate(plan):
             derived = compute(inp)
-            values.update(zip(names, derived))
+            if i < last:  # no family runs after the last to read its values
+                values.update(zip(names, derived))
             row.extend(derived)
         return tuple(row)
 
@@ -148,14 +153,23 @@ def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame
 
 
 def _series(column: Column, parts: list[Packed]) -> pl.Series:
-    """One column of several blocks: arrays of one type joined, else their values in one list."""
+    """One column of several blocks: arrays of one type joined, else their values in one list.
+
+    A "count" column is UInt8 when every block's values fit a byte, else Int64 (the table's
+    frames are joined with their common type, :func:`table_of`)."""
     arrays = [p for p in parts if isinstance(p, array)]
     values: object
-    if len(arrays) == len(parts) and len({a.typecode for a in arrays}) == 1:
+    dtype = dtype_of(column)
+    codes = {a.typecode for a in arrays}
+    if len(arrays) == len(parts) and len(codes) == 1:
         values = arrays[0] if len(arrays) == 1 else array(arrays[0].typecode, b"".join(arrays))
+        if column.kind == "count":
+            dtype = getattr(pl, _WIDE[arrays[0].typecode])()
     else:
         values = [v for p in parts for v in p]
-    return pl.Series(column.name, values, dtype=dtype_of(column), strict=column.kind == "label")
+        if column.kind == "count":
+            dtype = pl.Int64()
+    return pl.Series(column.name, values, dtype=dtype, strict=column.kind == "label")
 
 
 def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Indices | None) -> pl.DataFrame:
@@ -165,7 +179,7 @@ def table_of(frames: list[pl.DataFrame], lines: Sequence[int], kept: Indices | N
     Consumes ``frames`` (the list is emptied): each column is gathered into the new order and
     its blocks freed before the next one, so memory holds the table and one column more.
     """
-    counts = pl.concat(frames, how="vertical", rechunk=False)
+    counts = pl.concat(frames, how="vertical_relaxed", rechunk=False)  # a wide "count" block widens its column
     frames.clear()
     line = pl.Series("line", lines, dtype=pl.Int64)
     keys = counts.select(ORDER[:-1]).with_columns(line.rechunk()).with_row_index("row")

@@ -22,6 +22,7 @@ REF_METRICS = (
     "tuple_f1_s1", "tuple_f1_s2", "tuple_f1_s1_attrpol", "tuple_f1_s2_attrpol", "delta_f1", "delta_f1_attrpol",
     "fix_rate", "fix_rate_attrpol", "break_rate", "break_rate_attrpol", "net_gain", "net_gain_attrpol", "cda",
     "break_count", "tuple_f1_s2_refpol_*", "tuple_f1_s2_attrpol_*", "tuple_f1_s2_explicit_only", "ref_coverage_rate*",
+    "errors_*refpol*", "errors_*attrpol*",
 )
 
 

@@ -20,7 +20,7 @@ from scorecards.record import FinalSource, SampleRecord, Stage1Source
 if TYPE_CHECKING:
     from scorecards.tuples import EvalTuple, TupleSet
 
-Kind = Literal["str", "label", "int", "bool", "float"]
+Kind = Literal["str", "label", "int", "bool", "float", "count"]
 STAGES = ("s1", "s2")
 BASIC_POLARITIES = frozenset({"positive", "negative", "neutral"})
 
@@ -32,7 +32,9 @@ class Column:
     ``kind`` "label" is a text from a small set (a source, a bucket, a code read from the
     row), held as a Polars Categorical: 4 bytes a row where a "str" takes 16 for its string
     view. With ``values`` the set is closed and the column is an Enum of them (1 byte a row;
-    any other value is an error).
+    any other value is an error). ``kind`` "count" is a small non-negative integer held as
+    UInt8 (1 byte a row; Int64 when a value does not fit): only its sums are safe to take in
+    Polars, so a metric sums each such column on its own before any arithmetic.
     """
 
     name: str

@@ -1,5 +1,4 @@
-/* absa-aggregator report: draws the Vega-Lite charts and the sample table from the
-   JSON block #report-data. Text from the data is only ever set with textContent. */
+/* absa-aggregator report: charts and sample table from the JSON block #report-data (text set only via textContent). */
 (function () {
   "use strict";
 
@@ -99,6 +98,7 @@
     var haystack = null;
 
     function matches(i, filter, unit) {
+      if (errorFilter && !errorFilter(unit, i)) return false;
       var move = s.units[unit].transition[i];
       if (filter === "all") return true;
       if (filter === "changed") return changedUnder(unit, i);
@@ -180,6 +180,7 @@
     });
     sortLabel.appendChild(sortSelect);
     controls.appendChild(sortLabel);
+    var errorFilter = window.absaErrorFilter && window.absaErrorFilter(s, controls, function () { state.page = 0; render(); });
     root.appendChild(controls);
 
     var legend = el("div", "legend");
@@ -226,7 +227,6 @@
       tr.appendChild(tupleList(s.s2[i], function (t, j) { return stageMark(marks.s2[i][j], "added"); }));
       return tr;
     }
-
 
     function render() {
       FILTERS.forEach(function (f) {

@@ -1,0 +1,199 @@
+"""Error anatomy (docs/errors.md): what kind of mistake each gold and predicted pair is, and what the review did.
+
+Per sample, unit u (refpol, otepol, attrpol) and stage s (s1, s2), every pair of the unit is
+classified (:mod:`aggregator.units.error_anatomy`): exact (the unit's tp), polarity, category
+(refpol and attrpol), boundary, implicit, spurious (predictions) or missed (gold). Per-sample
+columns: ``err_{u}_{s}_{class}`` for every class but exact, the review's transitions
+``err_{u}_repaired_{class}``, ``err_{u}_introduced_{class}``, ``err_{u}_changed_{class}`` and
+``err_{u}_changes`` (each class change as ``from>to``). Counts are held as UInt8 (kind "count").
+
+Metrics, over samples with gold (blank when no sample has gold):
+
+- ``errors_n_gold_{u}`` = Σ (tp + fn) and ``errors_n_pred_{s}_{u}`` = Σ (tp + fp): the pairs classified;
+- ``errors_{class}_{s}_{u}``: Σ count (exact: Σ tp);
+- ``…_per_gold`` = count / errors_n_gold (gold-side classes: exact … missed sum to 1) and
+  ``…_per_pred`` = count / errors_n_pred (exact, paired classes and spurious sum to 1); blank on a 0 denominator;
+- ``errors_repaired_{class}_{u}`` and its ``_rate`` (/ stage-1 count of the class),
+  ``errors_introduced_{class}_{u}`` and its ``_rate`` (/ final count of the class),
+  ``errors_changed_{class}_{u}`` and its ``_rate`` (/ stage-1 count of the class).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aggregator.metrics.family import Family, RowInput
+from aggregator.metrics.registry import Metric, Registry
+from aggregator.units.error_anatomy import UNIT_CLASSES, classify, counts, gold_side, transitions, unit_items
+from aggregator.units.error_classes import EXACT, PAIRED, SPURIOUS
+from aggregator.units.sample_counts import STAGES, Column
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from aggregator.units.error_anatomy import Item
+
+UNITS = tuple(UNIT_CLASSES)
+UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
+STAGE_LABELS = {"s1": "S1", "s2": "S2"}
+MOVES = ("repaired", "introduced", "changed")
+MOVE_TEXT = {
+    "repaired": ("stage-1 {c} errors the review repaired (the gold pair exact at the final stage)",
+                 "stage-1 spurious pairs the review repaired (dropped, or explaining a gold pair at the final stage)"),
+    "introduced": ("final {c} errors the review introduced (the gold pair exact at stage 1)",
+                   "final spurious pairs the review introduced (new, or explaining a gold pair at stage 1)"),
+    "changed": ("stage-1 {c} errors that became another error class at the final stage", ""),
+}
+
+
+def move_text(move: str, cls: str) -> str:
+    """What a transition column counts for one class."""
+    gold, spurious = MOVE_TEXT[move]
+    return spurious if cls == SPURIOUS else gold.format(c=cls)
+
+
+def move_classes(unit: str, move: str) -> tuple[str, ...]:
+    """The classes a transition column exists for: class changes are read on gold pairs only."""
+    return gold_side(unit) if move == "changed" else UNIT_CLASSES[unit]
+
+
+def _columns() -> tuple[Column, ...]:
+    out = []
+    for unit in UNITS:
+        for stage in STAGES:
+            out += [Column(f"err_{unit}_{stage}_{c}", "count", f"{c} errors of {stage.upper()} under {unit}")
+                    for c in UNIT_CLASSES[unit]]
+        for move in MOVES:
+            out += [Column(f"err_{unit}_{move}_{c}", "count", move_text(move, c) + f" under {unit}")
+                    for c in move_classes(unit, move)]
+        out.append(Column(f"err_{unit}_changes", "label",
+                          f"class changes under {unit} from stage 1 to final, each from>to, sorted, comma-separated",
+                          nullable=True))
+    return tuple(out)
+
+
+COLUMNS = _columns()
+
+
+def row(inp: RowInput) -> tuple[object, ...]:
+    record, values = inp.record, inp.values
+    out: list[object] = []
+    same = record.final == record.stage1
+    for unit in UNITS:
+        first_tp, first_fp, fn, final_tp, final_fp = (values[name] for name in _CORE[unit])
+        if first_tp + first_fp + final_tp + final_fp == 0:  # no predicted pair at either stage: all gold missed
+            out += _ZEROS[unit]
+            out += (0, fn)
+            out += _ZEROS[unit]
+            out += (0, fn)
+            out += _NO_MOVES[unit]
+            continue
+        gold, first_pred = unit_items(unit, record.gold), unit_items(unit, record.stage1)
+        final_pred = first_pred if same else unit_items(unit, record.final)
+        if final_pred == first_pred:
+            out += _counts(unit, gold, first_pred) * 2
+            out += _NO_MOVES[unit]
+            continue
+        first, final = classify(unit, gold, first_pred), classify(unit, gold, final_pred)
+        out += counts(unit, first)
+        out += counts(unit, final)
+        moved = transitions(unit, first, final, first_pred, final_pred)
+        for counted in moved[:3]:
+            out += counted.values()
+        out.append(",".join(moved.changes) or None)
+    return tuple(out)
+
+
+_CORE = {unit: (f"{unit}_s1_tp", f"{unit}_s1_fp", f"{unit}_s1_fn", f"{unit}_s2_tp", f"{unit}_s2_fp") for unit in UNITS}
+"""The core counts a row reads (:mod:`aggregator.units.sample_counts`): with no predicted pair at either
+stage, every gold pair is missed at both (fn) and nothing is classified."""
+
+
+def _counts(unit: str, gold: list[Item], pred: list[Item]) -> list[int]:
+    """:func:`counts` of one stage; without gold or without prediction every pair is missed or spurious."""
+    if gold and pred:
+        return counts(unit, classify(unit, gold, pred))
+    return [*_ZEROS[unit], len(pred), len(gold)]
+
+
+_NO_MOVES = {unit: [*[0] * sum(len(move_classes(unit, m)) for m in MOVES), None] for unit in UNITS}
+_ZEROS = {unit: [0] * (len(UNIT_CLASSES[unit]) - 2) for unit in UNITS}
+"""The paired classes' counts (all but spurious and missed, the last two of :data:`UNIT_CLASSES`)."""
+
+
+def _sum(column: str) -> pl.Expr:
+    from aggregator.metrics.exprs import on_gold  # in declare only: a decoding process never loads Polars
+
+    return on_gold(column).sum()
+
+
+def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    from aggregator.metrics.exprs import ratio
+
+    return ratio(numerator, denominator)
+
+
+def _count(unit: str, stage: str, cls: str) -> pl.Expr:
+    return _sum(f"{unit}_{stage}_tp") if cls == EXACT else _sum(f"err_{unit}_{stage}_{cls}")
+
+
+def _declare_stage(reg: Registry, unit: str, stage: str, n_gold: pl.Expr) -> None:
+    label, st = UNIT_LABELS[unit], STAGE_LABELS[stage]
+    n_pred = _sum(f"{unit}_{stage}_tp") + _sum(f"{unit}_{stage}_fp")
+    reg.add(Metric(f"errors_n_pred_{stage}_{unit}", f"{label} predicted pairs {st}",
+                   f"{st} pairs classified under {unit} over samples with gold", f"Σ (tp + fp), {unit} {st}",
+                   n_pred, kind="int", averaging="count"))
+    classes = (EXACT, *UNIT_CLASSES[unit])
+    for cls in classes:
+        source = f"Σ tp, {unit} {st}" if cls == EXACT else f"Σ err_{unit}_{stage}_{cls}"
+        reg.add(Metric(f"errors_{cls}_{stage}_{unit}", f"{label} {cls} {st}",
+                       f"{cls} {'matches' if cls == EXACT else 'errors'} of {st} under {unit}", source,
+                       _count(unit, stage, cls), kind="int", averaging="count", higher_is_better=cls == EXACT))
+    for side, denominator, side_classes, what in (
+        ("gold", n_gold, (EXACT, *gold_side(unit)), "gold"),
+        ("pred", n_pred, tuple(c for c in classes if c in (EXACT, *PAIRED, SPURIOUS)), "predicted"),
+    ):
+        n_name = f"errors_n_gold_{unit}" if side == "gold" else f"errors_n_pred_{stage}_{unit}"
+        for cls in side_classes:
+            reg.add(Metric(f"errors_{cls}_{stage}_{unit}_per_{side}", f"{label} {cls} per {what} {st}",
+                           f"share of {what} pairs under {unit} that are {cls} at {st} (n = {n_name})",
+                           f"errors_{cls}_{stage}_{unit} / {n_name}", _ratio(_count(unit, stage, cls), denominator),
+                           averaging="pooled", blank_when=f"{n_name} = 0", higher_is_better=cls == EXACT))
+
+
+def _declare_moves(reg: Registry, unit: str) -> None:
+    label = UNIT_LABELS[unit]
+    for move in MOVES:
+        stage = "s2" if move == "introduced" else "s1"
+        for cls in move_classes(unit, move):
+            name = f"errors_{move}_{cls}_{unit}"
+            total = f"errors_{cls}_{stage}_{unit}"
+            better = {"repaired": True, "introduced": False, "changed": None}[move]
+            reg.add(Metric(name, f"{label} {cls} {move}", move_text(move, cls) + f" ({unit})",
+                           f"Σ err_{unit}_{move}_{cls}", _sum(f"err_{unit}_{move}_{cls}"), kind="int",
+                           averaging="count", higher_is_better=better))
+            reg.add(Metric(f"{name}_rate", f"{label} {cls} {move} rate",
+                           f"share of {STAGE_LABELS[stage]} {cls} errors under {unit} that were {move} (n = {total})",
+                           f"{name} / {total}", _ratio(_sum(f"err_{unit}_{move}_{cls}"), _count(unit, stage, cls)),
+                           averaging="pooled", blank_when=f"{total} = 0", higher_is_better=better))
+
+
+def declare(reg: Registry) -> None:
+    for unit in UNITS:
+        n_gold = _sum(f"{unit}_s1_tp") + _sum(f"{unit}_s1_fn")
+        reg.add(Metric(f"errors_n_gold_{unit}", f"{UNIT_LABELS[unit]} gold pairs",
+                       f"gold pairs classified under {unit} over samples with gold", f"Σ (tp + fn), {unit}",
+                       n_gold, kind="int", averaging="count"))
+        for stage in STAGES:
+            _declare_stage(reg, unit, stage, n_gold)
+        _declare_moves(reg, unit)
+
+
+FAMILY = Family(
+    name="errors",
+    title="Error anatomy",
+    source="docs/errors.md",
+    columns=COLUMNS,
+    row=row,
+    declare=declare,
+)

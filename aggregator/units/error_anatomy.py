@@ -1,0 +1,229 @@
+"""What kind of mistake each gold and each predicted pair of a sample is, under each unit and stage.
+
+A unit compares pairs (:mod:`aggregator.units.projection`): ``(key, polarity)`` with key the ref
+(refpol), the surface key of the term (otepol) or the ref's attribute (attrpol). Each pair is an
+:class:`Item` that also carries the surface keys of the tuples that project to it (its *terms*),
+so that the relations can look at terms the unit does not score. The classes and the matching
+are :mod:`aggregator.units.error_classes`; the relations, in precedence order after the unit's
+own exact matches:
+
+- polarity: same key, other polarity. Under otepol an implicit gold pair (key ``""``) matches on
+  polarity alone (:func:`~aggregator.units.projection.match_surface`), so any prediction with
+  another polarity is its polarity error. Preference: a shared term.
+- category (refpol, attrpol): other key, a term in common (both implicit counts as in common).
+- boundary: other key, two explicit terms that :func:`~aggregator.units.error_classes.overlaps`.
+- implicit: other key, one side has an implicit term and the other an explicit one.
+
+category, boundary and implicit prefer a prediction of the same polarity, boundary then the
+larger overlap. Exact, polarity and the counts follow the unit: exact pairs are its true
+positives, so gold classes sum to tp + fn and prediction classes to tp + fp, per sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
+
+from aggregator.units.error_classes import (
+    BOUNDARY,
+    CATEGORY,
+    EXACT,
+    IMPLICIT,
+    MISSED,
+    PAIRED,
+    POLARITY,
+    SPURIOUS,
+    Assignment,
+    assign,
+    overlaps,
+    term_overlap,
+)
+from aggregator.units.projection import surface_key
+from scorecards.normalize import norm_term
+
+if TYPE_CHECKING:
+    from aggregator.units.error_classes import Relate, Scores
+    from aggregator.units.projection import Pair, UnitName
+    from scorecards.tuples import EvalTuple
+
+UNIT_CLASSES: dict[str, tuple[str, ...]] = {
+    "refpol": (POLARITY, CATEGORY, BOUNDARY, IMPLICIT, SPURIOUS, MISSED),
+    "otepol": (POLARITY, BOUNDARY, IMPLICIT, SPURIOUS, MISSED),
+    "attrpol": (POLARITY, CATEGORY, BOUNDARY, IMPLICIT, SPURIOUS, MISSED),
+}
+"""The error classes of each unit (exact left out: it is the unit's tp), in precedence order."""
+
+
+def gold_side(unit: str) -> tuple[str, ...]:
+    """The error classes a gold pair can have under ``unit`` (all but spurious)."""
+    return GOLD_SIDE[unit]
+
+
+GOLD_SIDE = {unit: tuple(c for c in classes if c != SPURIOUS) for unit, classes in UNIT_CLASSES.items()}
+
+
+class Item(NamedTuple):
+    """One pair of a unit with the surface keys of its tuples (sorted; ``""`` = implicit)."""
+
+    key: str
+    polarity: str
+    terms: tuple[str, ...]
+
+    @property
+    def pair(self) -> Pair:
+        return self.key, self.polarity
+
+
+@lru_cache(maxsize=1 << 14)
+def _attribute(ref: str) -> str | None:
+    _, sep, attribute = ref.partition("#")
+    attribute = attribute.strip()
+    return norm_term(attribute) if sep and attribute else None
+
+
+def unit_items(unit: str, tuples: Collection[EvalTuple]) -> list[Item]:
+    """The unit's pairs of ``tuples`` (refpol: keyed by the ref, otepol: by the surface key of the term,
+    attrpol: by the ref's attribute, as the units' projections key them), sorted, each with its terms."""
+    if not tuples:
+        return []
+    if unit == "otepol":
+        return [_new(Item, (k, p, (k,))) for k, p in sorted({(surface_key(term), p) for _, term, p in tuples})]
+    found: dict[tuple[str, str], set[str]] = {}
+    attributes = unit == "attrpol"
+    for ref, term, polarity in tuples:
+        if ref:
+            key = _attribute(ref) if attributes else ref
+            if key is not None:
+                found.setdefault((key, polarity), set()).add(surface_key(term))
+    return _sorted_items(found)
+
+
+def all_items(tuples: Collection[EvalTuple]) -> dict[str, list[Item]]:
+    """Every unit's pairs of ``tuples`` (:func:`unit_items`)."""
+    return {unit: unit_items(unit, tuples) for unit in UNIT_CLASSES}
+
+
+_new = tuple.__new__
+"""Builds an :class:`Item` from a tuple without the named tuple's Python-level constructor (hot path)."""
+
+
+def _sorted_items(pairs: dict[tuple[str, str], set[str]]) -> list[Item]:
+    return [_new(Item, (k, p, tuple(sorted(terms)) if len(terms) > 1 else tuple(terms)))
+            for (k, p), terms in sorted(pairs.items())]
+
+
+items = unit_items
+
+
+def exact_pairs(unit: str, gold: Sequence[Item], pred: Sequence[Item]) -> list[tuple[int, int]]:
+    """(gold index, pred index) of the unit's true positives: equal pairs; under otepol each implicit
+    gold pair then takes the first (sorted) prediction of its polarity not yet matched
+    (:func:`~aggregator.units.projection.matched_surface`)."""
+    where = {p[:2]: j for j, p in enumerate(pred)}
+    implicit_any = unit == "otepol"
+    out = [(i, where[g[:2]]) for i, g in enumerate(gold) if (g[0] or not implicit_any) and g[:2] in where]
+    if implicit_any and any(not g.key for g in gold):
+        taken = {j for _, j in out}
+        for i, g in enumerate(gold):
+            if g.key:
+                continue
+            j = next((j for j, p in enumerate(pred) if j not in taken and p.polarity == g.polarity), None)
+            if j is not None:
+                taken.add(j)
+                out.append((i, j))
+    return out
+
+
+NONE4: tuple[None, None, None, None] = (None, None, None, None)
+
+
+@lru_cache(maxsize=1 << 16)
+def _terms_relation(gold_terms: tuple[str, ...], pred_terms: tuple[str, ...]) -> tuple[bool, float | None, bool]:
+    """Whether two items share a term, their best boundary overlap (None: none overlaps), and whether
+    one has an implicit term and the other an explicit one (terms sorted: ``""`` first)."""
+    shared = not set(gold_terms).isdisjoint(pred_terms)
+    best = max((term_overlap(a, b) for a in gold_terms for b in pred_terms if overlaps(a, b)), default=None)
+    implicit = (gold_terms[0] == "" and pred_terms[-1] != "") or (pred_terms[0] == "" and gold_terms[-1] != "")
+    return shared, best, implicit
+
+
+def _term_relations(g: Item, p: Item) -> tuple[float | None, float | None, float | None]:
+    """Category, boundary and implicit scores of two items with different keys."""
+    same = 0.5 if g.polarity == p.polarity else 0.0
+    shared, best, implicit = _terms_relation(g.terms, p.terms)
+    return (same if shared else None, None if best is None else same + 0.4 * best, same if implicit else None)
+
+
+def _relate_ref(g: Item, p: Item) -> Scores:
+    """refpol and attrpol: polarity (same key; prefers a shared term), category, boundary, implicit."""
+    if g.key == p.key:
+        if g.polarity == p.polarity:
+            return NONE4
+        return (0.0 if set(g.terms).isdisjoint(p.terms) else 0.5, None, None, None)
+    return (None, *_term_relations(g, p))
+
+
+def _relate_surface(g: Item, p: Item) -> Scores:
+    """otepol: polarity (same key, or any key for an implicit gold pair; prefers the same key),
+    boundary, implicit (no category: the unit carries no ref)."""
+    polarity = None if g.polarity == p.polarity or (g.key and g.key != p.key) else (0.5 if g.key == p.key else 0.0)
+    if g.key == p.key:
+        return (polarity, None, None)
+    _, boundary, implicit = _term_relations(g, p)
+    return (polarity, boundary, implicit)
+
+
+RELATE: dict[str, Relate[Item, Item]] = {"refpol": _relate_ref, "otepol": _relate_surface, "attrpol": _relate_ref}
+LADDERS: dict[str, tuple[str, ...]] = {unit: tuple(c for c in classes if c in PAIRED)
+                                       for unit, classes in UNIT_CLASSES.items()}
+
+
+def classify(unit: UnitName | str, gold: Sequence[Item], pred: Sequence[Item]) -> Assignment:
+    """Every gold and predicted item's class under ``unit`` (items as :func:`items` gives them)."""
+    if not pred or not gold:
+        return Assignment([MISSED] * len(gold), [SPURIOUS] * len(pred), [None] * len(gold))
+    return assign(gold, pred, exact_pairs(unit, gold, pred), LADDERS[unit], RELATE[unit])
+
+
+class Transitions(NamedTuple):
+    """What the review did, by class: stage-1 errors repaired, final errors introduced, stage-1 errors
+    that became another class (per gold-side class), and each such change as ``from>to``."""
+
+    repaired: dict[str, int]
+    introduced: dict[str, int]
+    changed: dict[str, int]
+    changes: list[str]
+
+
+def transitions(unit: str, s1: Assignment, s2: Assignment, s1_pred: Sequence[Item],
+                s2_pred: Sequence[Item]) -> Transitions:
+    """Gold pairs are the same at both stages: a class change is read pair by pair. A prediction is
+    followed by its pair: spurious at stage 1 and gone or explaining a gold pair at the final stage
+    is repaired; spurious at the final stage and absent or not spurious at stage 1 is introduced."""
+    classes = UNIT_CLASSES[unit]
+    repaired, introduced = dict.fromkeys(classes, 0), dict.fromkeys(classes, 0)
+    changed = dict.fromkeys(GOLD_SIDE[unit], 0)
+    changes = []
+    for before, after in zip(s1.gold, s2.gold):
+        if before == after:
+            continue
+        if after == EXACT:
+            repaired[before] += 1
+        elif before == EXACT:
+            introduced[after] += 1
+        else:
+            changed[before] += 1
+            changes.append(f"{before}>{after}")
+    first = {p[:2]: c for p, c in zip(s1_pred, s1.pred) if c == SPURIOUS}
+    final = {p[:2]: c for p, c in zip(s2_pred, s2.pred) if c == SPURIOUS}
+    repaired[SPURIOUS] = sum(pair not in final for pair in first)
+    introduced[SPURIOUS] = sum(pair not in first for pair in final)
+    return Transitions(repaired, introduced, changed, sorted(changes))
+
+
+def counts(unit: str, assignment: Assignment) -> list[int]:
+    """The count of each of the unit's error classes (:data:`UNIT_CLASSES` order): gold-side classes
+    counted on gold pairs, spurious on predictions."""
+    gold, pred = assignment.gold, assignment.pred
+    return [pred.count(c) if c == SPURIOUS else gold.count(c) for c in UNIT_CLASSES[unit]]
