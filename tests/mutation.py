@@ -150,14 +150,17 @@ def stored() -> list[Outcome]:
 def report(outcomes: list[Outcome]) -> str:
     lines = ["# Mutation testing report", "",
              "Written by `python -m tests.mutation` (`make mutation`; docs/testing.md). Score = (killed + timeout) / "
-             "(mutants − documented equivalents − not checked). Targets not listed have not been run yet.", "",
-             "| module | mutants | killed | timeout | survived | equivalent | no tests | score | minutes |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "(mutants − documented equivalents − not checked); survivors listed below were found by the run in the "
+             "table and may have been killed by tests written since (run the module again). Targets not listed have "
+             "not been run yet.", "",
+             "| module | mutants | not checked | killed | timeout | survived | equivalent | no tests | score | minutes |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for o in outcomes:
         score = "—" if o.score is None else f"{o.score:.1%}"
-        lines.append(f"| `aggregator/{o.target}.py` | {sum(o.counts.values())} | {o.counts['killed']} | "
-                     f"{o.counts['timeout']} | {len(o.survivors)} | {len(o.equivalent())} | {o.counts['no tests']} | "
-                     f"{score} | {o.seconds / 60:.1f} |")
+        partial = " (run stopped early)" if o.counts.get("not checked") else ""
+        lines.append(f"| `aggregator/{o.target}.py` | {sum(o.counts.values())} | {o.counts.get('not checked', 0)} | "
+                     f"{o.counts['killed']} | {o.counts['timeout']} | {len(o.survivors)} | {len(o.equivalent())} | "
+                     f"{o.counts['no tests']} | {score}{partial} | {o.seconds / 60:.1f} |")
     for o in outcomes:
         open_survivors = [s for s in o.survivors if s not in o.equivalent()]
         if open_survivors:

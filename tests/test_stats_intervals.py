@@ -157,12 +157,15 @@ def test_rows_are_independent_and_degenerate_rows_raise_no_warning(method: str) 
 
 def test_satterthwaite_df_of_degenerate_components_warns_nothing() -> None:
     """No component (NaN), a zero df (ν of that component: 0) and a zero variance, called on its own."""
-    parts = [Component(np.array([0.0, 0.01, 0.0]), np.array([3.0, 0.0, np.nan])),
-             Component(np.array([0.0, 0.0, 0.02]), np.array([5.0, 5.0, 4.0]))]
+    parts = [Component(np.array([0.0, 0.01, 0.0, 0.01, 0.0]), np.array([3.0, 0.0, np.nan, np.nan, 0.0])),
+             Component(np.array([0.0, 0.0, 0.02, 0.02, 0.02]), np.array([5.0, 5.0, 4.0, 4.0, 4.0]))]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         df = satterthwaite_df(parts)
-    assert np.isnan(df[0]) and df[1] == 0.0 and df[2] == pytest.approx(4.0)
+        got = combine(np.array([0.3] * 5), parts)
+    # a component without df (NaN) or without variance (0, even with 0 df) is absent: rows 2–4 are the second alone
+    assert np.isnan(df[0]) and df[1] == 0.0 and df[2:].tolist() == pytest.approx([4.0, 4.0, 4.0])
+    assert got.se[2:].tolist() == pytest.approx([np.sqrt(0.02)] * 3)
 
 
 def test_no_components_and_whole_numbers() -> None:
