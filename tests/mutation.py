@@ -1,6 +1,6 @@
 """Mutation testing (mutmut) of the modules whose bugs would change a published number; ``make mutation``.
 
-Each target module is mutated on its own, in a copy of the project under ``mutation/work/<module>``
+Each target module is mutated on its own, in a copy of the project under ``mutation/scratch/<module>``
 (kept, so a rerun only checks what changed), against the fast tests that oracle it (:data:`TARGETS`);
 mutmut runs, per mutant, only the selected tests that execute the mutated function. The report,
 ``mutation/report.md``, gives per module the mutants killed, survived, timed out and without
@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WORK = ROOT / "mutation" / "work"
+WORK = ROOT / "mutation" / "scratch"
 REPORT = ROOT / "mutation" / "report.md"
 RESULTS = ROOT / "mutation" / "results"
 EQUIVALENTS = ROOT / "docs" / "testing.md"
@@ -100,7 +100,7 @@ def equivalents() -> set[str]:
 
 
 def prepare(target: str) -> Path:
-    """``mutation/work/<target>``: the sources and tests as they are now, and a pyproject with the mutmut section."""
+    """``mutation/scratch/<target>``: the sources and tests as they are now, and a pyproject with the mutmut section."""
     place = WORK / target.replace("/", "__")
     place.mkdir(parents=True, exist_ok=True)
     for name in ("aggregator", "scorecards", "tests"):
