@@ -1,6 +1,6 @@
 """Mutation testing (mutmut) of the modules whose bugs would change a published number; ``make mutation``.
 
-Each target module is mutated on its own, in a copy of the project under ``mutation/work/<module>``
+Each target module is mutated on its own, in a copy of the project under ``mutation/scratch/<module>``
 (kept, so a rerun only checks what changed), against the fast tests that oracle it (:data:`TARGETS`);
 mutmut runs, per mutant, only the selected tests that execute the mutated function. The report,
 ``mutation/report.md``, gives per module the mutants killed, survived, timed out and without
@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WORK = ROOT / "mutation" / "work"
+WORK = ROOT / "mutation" / "scratch"
 REPORT = ROOT / "mutation" / "report.md"
 RESULTS = ROOT / "mutation" / "results"
 EQUIVALENTS = ROOT / "docs" / "testing.md"
@@ -100,7 +100,7 @@ def equivalents() -> set[str]:
 
 
 def prepare(target: str) -> Path:
-    """``mutation/work/<target>``: the sources and tests as they are now, and a pyproject with the mutmut section."""
+    """``mutation/scratch/<target>``: the sources and tests as they are now, and a pyproject with the mutmut section."""
     place = WORK / target.replace("/", "__")
     place.mkdir(parents=True, exist_ok=True)
     for name in ("aggregator", "scorecards", "tests"):
@@ -150,14 +150,17 @@ def stored() -> list[Outcome]:
 def report(outcomes: list[Outcome]) -> str:
     lines = ["# Mutation testing report", "",
              "Written by `python -m tests.mutation` (`make mutation`; docs/testing.md). Score = (killed + timeout) / "
-             "(mutants − documented equivalents − not checked). Targets not listed have not been run yet.", "",
-             "| module | mutants | killed | timeout | survived | equivalent | no tests | score | minutes |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "(mutants − documented equivalents − not checked); survivors listed below were found by the run in the "
+             "table and may have been killed by tests written since (run the module again). Targets not listed have "
+             "not been run yet.", "",
+             "| module | mutants | not checked | killed | timeout | survived | equivalent | no tests | score | minutes |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for o in outcomes:
         score = "—" if o.score is None else f"{o.score:.1%}"
-        lines.append(f"| `aggregator/{o.target}.py` | {sum(o.counts.values())} | {o.counts['killed']} | "
-                     f"{o.counts['timeout']} | {len(o.survivors)} | {len(o.equivalent())} | {o.counts['no tests']} | "
-                     f"{score} | {o.seconds / 60:.1f} |")
+        partial = " (run stopped early)" if o.counts.get("not checked") else ""
+        lines.append(f"| `aggregator/{o.target}.py` | {sum(o.counts.values())} | {o.counts.get('not checked', 0)} | "
+                     f"{o.counts['killed']} | {o.counts['timeout']} | {len(o.survivors)} | {len(o.equivalent())} | "
+                     f"{o.counts['no tests']} | {score}{partial} | {o.seconds / 60:.1f} |")
     for o in outcomes:
         open_survivors = [s for s in o.survivors if s not in o.equivalent()]
         if open_survivors:

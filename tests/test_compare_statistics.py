@@ -219,3 +219,47 @@ def test_a_ratio_whose_resamples_are_sometimes_undefined() -> None:
         check(contrast_inference(a, b, method), ref.contrast(runs["a"], runs["b"], draws, method, ref.ratio_of_sums))
     check(mean_inference(b), ref.condition_mean(runs["b"], draws, "banerjee", ref.ratio_of_sums))
     assert contrast_inference(a, b).resamples_defined[0] == 400 - undefined.sum()
+
+
+@pytest.mark.parametrize(("draws", "values"), [
+    (np.array([[2.0, 0.0], [0.0, 2.0]]), np.array([0.1, 0.5])),
+    (np.array([[3.0, 0.0, 0.0], [0.0, 1.0, 2.0]]), np.array([0.1, 0.5, 0.9])),
+])
+def test_few_samples_and_two_resamples(draws: np.ndarray, values: np.ndarray) -> None:
+    """n = 2 or 3 samples (n/(n − 1) = 2 or 1.5) and exactly two resamples still give a sample component.
+    The seeds differ by a constant (no interaction), B adds a per-sample effect."""
+    n = len(values)
+    runs = [values, values + 0.1]
+    shifted = [x + np.array([0.0, 0.3, 0.1][:n]) for x in runs]
+    a, b = tool(runs, draws), tool(shifted, draws)
+    assert a.interaction[0] == pytest.approx(0.0, abs=1e-15)
+    check(contrast_inference(a, b), ref.contrast(as_data(runs), as_data(shifted), draws, "welch"))
+    differences = replicates(shifted[0], draws) - replicates(runs[0], draws)
+    sample = np.var(differences, ddof=1) * n / (n - 1)
+    assert sample > 0
+    assert contrast_inference(a, b).interval.se[0] ** 2 == pytest.approx(a.seed_variance[0] + b.seed_variance[0] + sample)
+
+
+def test_one_sample_has_no_sample_component() -> None:
+    """n = 1: the bootstrap cannot vary (and n/(n − 1) is undefined): the interval is the seeds' alone."""
+    draws = np.ones((5, 1))
+    runs, other = [np.array([0.2]), np.array([0.4])], [np.array([0.5]), np.array([0.9]), np.array([0.7])]
+    got = contrast_inference(tool(runs, draws), tool(other, draws))
+    seeds = np.var([0.2, 0.4], ddof=1) / 2 + np.var([0.5, 0.9, 0.7], ddof=1) / 3
+    assert got.interval.se[0] == pytest.approx(np.sqrt(seeds)) and got.seed_share[0] == 1.0
+
+
+def test_the_seed_mean_variance_keeps_its_digits_far_from_zero() -> None:
+    """Replicates near 10^8 that differ by 10^-3: the variance is that of the spread, not of the rounding."""
+    rng = np.random.default_rng(6)
+    spread = rng.normal(0, 1e-3, (300, 1))
+    condition = condition_replicates([(np.array([1e8]), 1e8 + spread)], 10)
+    mean = mean_inference(condition)
+    assert mean.interval.se[0] ** 2 == pytest.approx(np.var(1e8 + spread, ddof=1) * 10 / 9, rel=1e-4)
+
+
+def test_a_contrast_needs_the_same_samples() -> None:
+    a = tool([np.array([0.1, 0.2])], np.array([[1.0, 1.0]]))
+    b = tool([np.array([0.1, 0.2, 0.3])], np.array([[1.0, 1.0, 1.0]]))
+    with pytest.raises(ValueError, match="a contrast pairs the same samples: 2 and 3"):
+        contrast_inference(a, b)

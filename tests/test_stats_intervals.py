@@ -134,7 +134,7 @@ def test_absent_components_are_left_out() -> None:
 @pytest.mark.parametrize("method", METHODS)
 def test_rows_are_independent_and_degenerate_rows_raise_no_warning(method: str) -> None:
     """Each row is the interval it would be alone; zero, NaN and infinite parts warn nothing on the way."""
-    estimates = np.array([0.3, -0.2, 0.0, np.nan, 0.5, 1e-300, 0.0, 10.0])  # the last: t = 10^4 on 40 df, p < 1e-100
+    estimates = np.array([0.3, -0.2, 0.0, np.nan, 0.5, 1e-300, 0.0, 100.0])  # the last: t = 10^5 on 40 df, p < 1e-150
     parts = [Component(np.array([0.01, 0.0, 0.02, 0.01, np.nan, 1e-12, 0.0, 1e-6]),
                        np.array([2.0, 4.0, 2.0, 2.0, 3.0, 1.0, 2.0, 40.0])),
              Component(np.array([0.04, 0.0, np.inf, 0.03, 0.0, 0.0, 0.0, 0.0]),
@@ -150,19 +150,22 @@ def test_rows_are_independent_and_degenerate_rows_raise_no_warning(method: str) 
     assert together.ci_low[1] == together.ci_high[1] == -0.2 and together.p_value[1] == 0.0  # no variance
     assert np.isnan(together.df[1]) and together.p_value[2] == 1.0  # no variance: no df; Δ = 0: p 1
     assert all(np.isnan(getattr(together, f)[3]) for f in ("se", "ci_low", "ci_high", "p_value", "df"))
-    assert together.p_value[6] == 1.0 and together.p_value[7] < 1e-100
+    assert together.p_value[6] == 1.0 and together.p_value[7] < 1e-150
     if method == "banerjee":
         assert together.df.dtype == np.float64 and np.isnan(together.df).all()  # one df per component, none overall
 
 
 def test_satterthwaite_df_of_degenerate_components_warns_nothing() -> None:
     """No component (NaN), a zero df (ν of that component: 0) and a zero variance, called on its own."""
-    parts = [Component(np.array([0.0, 0.01, 0.0]), np.array([3.0, 0.0, np.nan])),
-             Component(np.array([0.0, 0.0, 0.02]), np.array([5.0, 5.0, 4.0]))]
+    parts = [Component(np.array([0.0, 0.01, 0.0, 0.01, 0.0]), np.array([3.0, 0.0, np.nan, np.nan, 0.0])),
+             Component(np.array([0.0, 0.0, 0.02, 0.02, 0.02]), np.array([5.0, 5.0, 4.0, 4.0, 4.0]))]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         df = satterthwaite_df(parts)
-    assert np.isnan(df[0]) and df[1] == 0.0 and df[2] == pytest.approx(4.0)
+        got = combine(np.array([0.3] * 5), parts)
+    # a component without df (NaN) or without variance (0, even with 0 df) is absent: rows 2–4 are the second alone
+    assert np.isnan(df[0]) and df[1] == 0.0 and df[2:].tolist() == pytest.approx([4.0, 4.0, 4.0])
+    assert got.se[2:].tolist() == pytest.approx([np.sqrt(0.02)] * 3)
 
 
 def test_no_components_and_whole_numbers() -> None:
