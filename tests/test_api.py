@@ -160,7 +160,8 @@ def test_the_readme_api_example_runs_and_prints_the_right_numbers(monkeypatch: p
     assert (row["condition_a"], row["condition_b"]) == ("cr_n50_m0_v2", "cr_n50_m1_v2")
     assert (row["mean_a"], row["mean_b"], row["delta"]) == pytest.approx((m0, m1, m1 - m0), abs=1e-9)
     assert row["ci_low"] <= row["delta"] <= row["ci_high"]
-    assert lines[2] == "shape: (1, 20)"  # the printed paired row: one row, the 20 columns of paired.csv
+    width = namespace["comparison"].paired.width
+    assert lines[2] == f"shape: (1, {width})"  # the printed paired row: one row, every column of paired.csv
 
 
 def test_comparison_result_is_a_typed_read_only_model() -> None:

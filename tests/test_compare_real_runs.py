@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from aggregator.text import md_text
 from tests.conftest import RUNS, run_cli
 
 REAL = sorted(p for p in RUNS.iterdir() if p.is_dir())
@@ -127,7 +128,7 @@ def test_the_report_greys_ref_values_leads_its_charts_with_surface(compared: tup
     _, out = compared
     page = (out / "comparison_report.html").read_text(encoding="utf-8")
     assert f'<p class="lead-reason" id="lead-reason">{REASON}.</p>' in page
-    assert ('<td>Ref-F1 S2</td><th scope="row">cr_n50_m0_v2 <span class="tag">baseline</span></th><td class="num ">3'
+    assert ('<td>Ref-F1 S2</td><th scope="row"><bdi>cr_n50_m0_v2</bdi> <span class="tag">baseline</span></th><td class="num ">3'
             '</td><td>42, 123, 456</td><td class="num warned">0.0000 ± 0.0000<span class="mark" '
             'title="ref_unmeasurable">⚠</span></td>') in page
     assert '<td class="num ">0 of 3</td>' in page and "Seed share: the part of the interval" in page
@@ -141,7 +142,7 @@ def test_the_report_greys_ref_values_leads_its_charts_with_surface(compared: tup
     paired = data["charts"]["paired"]["data"]["values"]
     assert {v["warned"] for v in paired if v["unit"] == "Ref ⚠"} == {True}
     agreement = page.split("<h2>Agreement of the review agents</h2>")[1].split("</table>")[0]
-    assert '<th scope="row">pooled</th>' in agreement and "`" not in agreement
+    assert '<th scope="row"><bdi>pooled</bdi></th>' in agreement and "`" not in agreement
 
 
 def test_allow_silences_the_marks_and_ref_leads_again(tmp_path: Path) -> None:
@@ -179,7 +180,7 @@ def test_paper_is_a_flag_that_never_swallows_the_next_option(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     markdown = (tmp_path / "paper.md").read_text(encoding="utf-8")
     caption = next(line for line in markdown.splitlines() if line.startswith("Table: "))
-    assert caption.startswith("Table: Cells: mean [95% CI] over seeds and samples.") and "SD" not in caption
+    assert caption.startswith("Table: " + md_text("Cells: mean [95% CI] over seeds and samples.")) and "SD" not in caption
     old = run_cli("compare", *REAL[:2], "--paper", "sd", "--outdir", tmp_path / "old")
     assert old.returncode == 2
     assert old.stderr.splitlines() == [

@@ -53,8 +53,8 @@ def test_a_second_comparison_reads_every_run_from_its_outputs_and_writes_the_sam
     aggregated: Path, tmp_path: Path
 ) -> None:
     runs = sorted((aggregated / "runs").iterdir())
-    fresh = run_cli("compare", *runs, "--outdir", tmp_path / "fresh", "--no-cache", "--paper", "sd")
-    again = run_cli("compare", *runs, "--outdir", tmp_path / "again", "--paper", "sd")
+    fresh = run_cli("compare", *runs, "--outdir", tmp_path / "fresh", "--no-cache", "--paper", "--paper-cells", "sd")
+    again = run_cli("compare", *runs, "--outdir", tmp_path / "again", "--paper", "--paper-cells", "sd")
     assert fresh.returncode == again.returncode == 0, fresh.stderr + again.stderr
     assert "read 13 runs from their scorecards (--no-cache)" in fresh.stdout
     assert "read 13 of 13 runs from what aggregate wrote (RUN/derived/metrics), 0 decoded" in again.stdout

@@ -197,7 +197,7 @@ def test_names_in_the_paper_caption_and_tex_are_escaped(tmp_path: Path) -> None:
     ``javascript:`` link, ESC / OSC 52), and control characters and blank lines reached ``paper.tex``."""
     runs = [hostile_run(tmp_path / f"run{i}", f"{CAPTION if i % 2 else 'base'}__seed{i}", ["k1", "k2", "k3"], i)
             for i in range(4)]
-    done = run_cli("compare", *runs, "--outdir", tmp_path / "c", "--resamples", "20", "-q", "--paper", "sd")
+    done = run_cli("compare", *runs, "--outdir", tmp_path / "c", "--resamples", "20", "-q", "--paper", "--paper-cells", "sd")
     assert done.returncode == 0, done.stderr
     markdown = (tmp_path / "c" / "paper.md").read_text(encoding="utf-8")
     tex = (tmp_path / "c" / "paper.tex").read_text(encoding="utf-8")

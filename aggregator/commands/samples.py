@@ -155,7 +155,7 @@ def render_table(samples: list[dict[str, Any]], unit: str, title: str, classes: 
 
     from aggregator.text import printable
 
-    table = Table(title=title, show_lines=True, title_justify="left")
+    table = Table(title=escape(title), show_lines=True, title_justify="left")  # "[code]" is no markup
     for name, ratio in (("Sample · sentence", 3), ("Transition · F1 S1 → S2", 1), ("Gold", 2), ("Stage 1", 2),
                         ("Final", 2)):
         table.add_column(name, overflow="fold", ratio=ratio)
