@@ -5,8 +5,8 @@
 on purpose, with the structural metrics checked against the research tool's CSVs and the legacy files
 against its files by their own tests. ``tests/test_output_digests.py`` checks that today's outputs are
 the same bytes, so a change made for speed cannot change a number or a file. ``run_metadata.json``
-is compared without the fields that describe the process rather than the input (:data:`VOLATILE`: wall time, commit, path as given, decoding processes) and without
-fields added since (:data:`ADDED`).
+is compared without the fields that describe the process rather than the input (:data:`VOLATILE`: wall
+time, commit, path as given, decoding processes) and without fields added since (:data:`ADDED`).
 
 Regenerate only on purpose, when an output is meant to change (a new column, a new file), from a
 commit whose outputs were checked otherwise, and say so in the commit:
