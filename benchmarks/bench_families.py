@@ -11,6 +11,12 @@ On one real-shaped input (``generate.py``), times as separate processes, interle
 Results are printed and, with ``--write``, replace the ``families`` section of RESULTS.md.
 
     python benchmarks/bench_families.py --rows 5000 --repeat 5 --write
+
+``--share NAME`` measures one family's share of the whole run instead: ``aggregate FILE`` (every
+family) against ``aggregate FILE --families`` (every family but NAME), interleaved, and prints
+share = (CPU all − CPU all but NAME) / CPU all on the medians, the same for wall time.
+
+    python benchmarks/bench_families.py --rows 5000 --repeat 7 --share errors
 """
 
 from __future__ import annotations
@@ -48,12 +54,39 @@ def commands(data: Path, out: Path) -> dict[str, list[str]]:
     return cmds
 
 
-def run(rows: int, repeat: int, data_dir: Path) -> tuple[Path, dict[str, Timing]]:
+def share_commands(data: Path, out: Path, name: str) -> dict[str, list[str]]:
+    """Every family, and every family but ``name`` (with what the others require)."""
+    base = [PYTHON, "-m", "aggregator", str(data), "--quiet"]
+    others = [f for f in family_names() if f != name]
+    return {"all families": [*base, "--outdir", str(out / "all")],
+            f"all but {name}": [*base, "--outdir", str(out / "but"), "--families", ",".join(others)]}
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def share_table(data: Path, rows: int, name: str, timings: dict[str, Timing]) -> str:
+    every, but = timings["all families"], timings[f"all but {name}"]
+    cpu, wall = (median(every.cpu), median(but.cpu)), (median(every.seconds), median(but.seconds))
+    lines = [f"### {name}: its share of the run, {rows:,} rows ({data.stat().st_size / 1e6:.0f} MB)", "",
+             "| command | runs | median s | median CPU s | CPU s, each run |", "|---|---:|---:|---:|---|"]
+    for t in (every, but):
+        lines.append(f"| {t.name} | {len(t.cpu)} | {median(t.seconds):.3f} | {median(t.cpu):.3f} "
+                     f"| {', '.join(f'{c:.2f}' for c in t.cpu)} |")
+    lines += ["", f"Share of the run's CPU: ({cpu[0]:.3f} − {cpu[1]:.3f}) / {cpu[0]:.3f} = "
+              f"{(cpu[0] - cpu[1]) / cpu[0]:.1%}; of its wall time: {(wall[0] - wall[1]) / wall[0]:.1%}."]
+    return "\n".join(lines) + "\n"
+
+
+def run(rows: int, repeat: int, data_dir: Path, share: str | None = None) -> tuple[Path, dict[str, Timing]]:
     data = data_dir / f"rows{rows}.jsonl"
     if not data.exists():
         generate(DEFAULT_SOURCE, rows, data)
     with tempfile.TemporaryDirectory() as tmp:
-        cmds = commands(data, Path(tmp))
+        cmds = commands(data, Path(tmp)) if share is None else share_commands(data, Path(tmp), share)
         timings = {name: Timing(name) for name in cmds}
         for name, argv in cmds.items():
             _, _, tree, single = measure(argv, sample_memory=True)
@@ -95,7 +128,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--write", action="store_true", help="write the families section of benchmarks/RESULTS.md")
+    parser.add_argument("--share", metavar="NAME", help="one family's share of the whole run (module doc)")
     args = parser.parse_args()
+    if args.share:
+        if args.share not in family_names():
+            parser.error(f"--share {args.share}: not a metric family ({', '.join(family_names())})")
+        data, timings = run(args.rows, args.repeat, args.data_dir, args.share)
+        print(share_table(data, args.rows, args.share, timings))
+        return
     data, timings = run(args.rows, args.repeat, args.data_dir)
     text = table(data, args.rows, timings)
     print(text)
