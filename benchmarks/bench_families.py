@@ -41,7 +41,7 @@ def family_names() -> list[str]:
     return list(FAMILY_MODULES)
 
 
-def commands(data: Path, out: Path) -> dict[str, list[str]]:
+def commands(data: Path, out: Path, only: list[str] | None = None) -> dict[str, list[str]]:
     base = [PYTHON, "-m", "aggregator", str(data), "--quiet"]
     cmds = {
         "core only": [*base, "--outdir", str(out / "core"), "--families", "core"],
@@ -49,7 +49,7 @@ def commands(data: Path, out: Path) -> dict[str, list[str]]:
         "floor: imports + merged decoder": [PYTHON, "-c", FLOOR, str(data), "imports"],
         "floor: decode every field read (1 core)": [PYTHON, "-c", FLOOR, str(data), "decode"],
     }
-    for name in family_names():
+    for name in only or family_names():
         cmds[f"core + {name}"] = [*base, "--outdir", str(out / name), "--families", f"core,{name}"]
     return cmds
 
@@ -81,12 +81,13 @@ def share_table(data: Path, rows: int, name: str, timings: dict[str, Timing]) ->
     return "\n".join(lines) + "\n"
 
 
-def run(rows: int, repeat: int, data_dir: Path, share: str | None = None) -> tuple[Path, dict[str, Timing]]:
+def run(rows: int, repeat: int, data_dir: Path, share: str | None = None,
+        only: list[str] | None = None) -> tuple[Path, dict[str, Timing]]:
     data = data_dir / f"rows{rows}.jsonl"
     if not data.exists():
         generate(DEFAULT_SOURCE, rows, data)
     with tempfile.TemporaryDirectory() as tmp:
-        cmds = commands(data, Path(tmp)) if share is None else share_commands(data, Path(tmp), share)
+        cmds = commands(data, Path(tmp), only) if share is None else share_commands(data, Path(tmp), share)
         timings = {name: Timing(name) for name in cmds}
         for name, argv in cmds.items():
             _, _, tree, single = measure(argv, sample_memory=True)
@@ -129,16 +130,20 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=HERE / "data")
     parser.add_argument("--write", action="store_true", help="write the families section of benchmarks/RESULTS.md")
     parser.add_argument("--share", metavar="NAME", help="one family's share of the whole run (module doc)")
+    parser.add_argument("--families", nargs="+", metavar="NAME", help="time core + NAME for these families only")
     args = parser.parse_args()
+    for name in [*(args.families or ()), *([args.share] if args.share else [])]:
+        if name not in family_names():
+            parser.error(f"{name}: not a metric family ({', '.join(family_names())})")
     if args.share:
-        if args.share not in family_names():
-            parser.error(f"--share {args.share}: not a metric family ({', '.join(family_names())})")
         data, timings = run(args.rows, args.repeat, args.data_dir, args.share)
         print(share_table(data, args.rows, args.share, timings))
         return
-    data, timings = run(args.rows, args.repeat, args.data_dir)
+    data, timings = run(args.rows, args.repeat, args.data_dir, only=args.families)
     text = table(data, args.rows, timings)
     print(text)
+    if args.write and args.families:
+        parser.error("--write replaces the section of every family: leave out --families")
     if args.write:
         command = f"python benchmarks/bench_families.py --rows {args.rows} --repeat {args.repeat} --write"
         write_section("families", "## Cost of each metric family\n\n" + measured_by(command) + "\n\n" + text)

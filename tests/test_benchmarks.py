@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,10 +67,21 @@ def test_bench_score_runs_on_small_inputs() -> None:
 
 
 def test_bench_families_runs_on_a_small_generated_input(tmp_path: Path) -> None:
-    done = run("bench_families.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
+    done = run("bench_families.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path),
+               "--families", "conflict")
     assert done.returncode == 0, done.stderr
     assert "| core only | 1 |" in done.stdout and "| all families | 1 |" in done.stdout
     assert "| core + conflict | 1 |" in done.stdout and "Decode floor of every field read" in done.stdout
+    assert "| core + errors |" not in done.stdout
+
+
+def test_bench_families_share_measures_one_family_against_all_but_it(tmp_path: Path) -> None:
+    done = run("bench_families.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path), "--share", "errors")
+    assert done.returncode == 0, done.stderr
+    assert "| all families | 1 |" in done.stdout and "| all but errors | 1 |" in done.stdout
+    assert re.search(r"Share of the run's CPU: \(\d+\.\d{3} − \d+\.\d{3}\) / \d+\.\d{3} = -?\d+\.\d%", done.stdout)
+    wrong = run("bench_families.py", "--rows", "60", "--data-dir", str(tmp_path), "--share", "nosuch")
+    assert wrong.returncode == 2 and "nosuch: not a metric family" in wrong.stderr
 
 
 def test_bench_scale_runs_on_small_inputs(tmp_path: Path) -> None:
