@@ -66,6 +66,7 @@ def test_never_writes_over_its_input_and_writes_all_or_nothing(tmp_path: Path) -
     done = run_cli("legacy", "--input", "run", "--outdir", "out/metrics", "--export_triptych_table",
                    "run/scorecards.jsonl", cwd=tmp_path)
     assert done.returncode == 2 and "is the input" in done.stderr
+    assert done.stderr.rstrip().endswith("choose another directory with --outdir (or the option that names this file)")
     assert (run / "scorecards.jsonl").read_bytes() == before
     (tmp_path / "taken" / "snapshot.json").mkdir(parents=True)  # a folder where a file goes
     done = run_cli("legacy", "--input", "run", "--outdir", "out/metrics", "--snapshot_eval_inputs",

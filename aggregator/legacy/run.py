@@ -69,7 +69,8 @@ def write(outputs: dict[Path, bytes], evaluation: RunEvaluation) -> None:
     for path, data in outputs.items():
         sets[path.parent][path.name] = data
     source = Path(evaluation.input_path)
-    write_output_sets(sets, inputs=(source, source.parent / SIDE_NAME))
+    write_output_sets(sets, inputs=(source, source.parent / SIDE_NAME),
+                      option="--outdir (or the option that names this file)")
     for path in outputs:
         click.echo(f"Wrote {path}")
 
