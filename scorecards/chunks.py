@@ -125,13 +125,15 @@ def read_range(
                     if local in lines.invalid:
                         raise BadRow(lines.invalid[local])
                     record = to_record(decode_row(raw, decoder), local, run_id)
-                except BadRow as exc:
+                    value = transform(record)
+                except (BadRow, UnicodeDecodeError) as exc:  # a family decodes parts of the line lazily
+                    reason = INVALID_UTF8 if isinstance(exc, UnicodeDecodeError) else str(exc)
                     if not skip_bad_lines:
-                        chunk.error = (local, str(exc))
+                        chunk.error = (local, reason)
                         break
-                    chunk.skipped.append((local, str(exc)))
+                    chunk.skipped.append((local, reason))
                     continue
-                rows.append(transform(record))
+                rows.append(value)
                 if pack is None:
                     chunk.ids.append((record.run_id, record.split, record.sample_key, local))
                 else:

@@ -36,6 +36,10 @@ BAD_LINES: dict[str, tuple[bytes, str]] = {
     "invalid utf-8 in a skipped field": (b'{"meta": {"text_id": "k2"}, "note": "\xe3\x80"}', "invalid UTF-8 at byte 37"),
     "invalid utf-8 in a tuple term": (final([item("a#b", "x@")]).replace(b"@", b"\xff"), "invalid UTF-8 at byte"),
     "invalid utf-8 in a trace item": (trace([item("a#b", "x@")]).replace(b"@", b"\xc0\xaf"), "invalid UTF-8 at byte"),
+    "utf-8 encoded surrogate in a field a family decodes later": (  # grounding reads final_aspects lazily
+        dumps({"meta": {"text_id": "k2"}, "runtime": {"parsed_output": {"final_result": {
+            "final_aspects": [{"aspect_term": {"": "x@"}}]}}}}).encode().replace(b"@", b"\xed\xa0\x80"),
+        "invalid UTF-8 at byte"),
     "cut multi-byte character at line end": ('{"meta": {"text_id": "k2"}} 한'.encode()[:-1], "invalid UTF-8 at byte 28"),
     "escaped lone surrogate": (b'{"meta": {"text_id": "k2\\ud800"}}', "not valid JSON"),
     "NaN": (b'{"meta": {"text_id": "k2"}, "score": NaN}', "not valid JSON"),
