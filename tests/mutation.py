@@ -34,7 +34,8 @@ REPORT = ROOT / "mutation" / "report.md"
 RESULTS = ROOT / "mutation" / "results"
 EQUIVALENTS = ROOT / "docs" / "testing.md"
 
-STATS = ("tests/test_stats_intervals.py", "tests/test_compare_statistics.py", "tests/test_compare_hand_worked.py")
+STATS = ("tests/test_stats_intervals.py", "tests/test_compare_statistics.py", "tests/test_compare_hand_worked.py",
+         "tests/test_compare_components_undefined.py")
 WEIGHTED = ("tests/test_stats_weighted.py", "tests/test_compare_hand_worked.py")
 UNITS = ("tests/test_units.py", "tests/test_units_properties.py", "tests/test_tuples.py")
 FORMATS = ("tests/test_formats_content.py", "tests/test_formats_reading.py", "tests/test_formats_properties.py",
