@@ -14,8 +14,11 @@ from aggregator.units.projection import (
     Counts,
     attribute_units,
     gold_units,
+    is_explicit,
     match_exact,
     match_surface,
+    ref_copies_term,
+    surface_key,
     surface_units,
 )
 from scorecards.tuples import EvalTuple
@@ -182,3 +185,23 @@ def test_counts_add_up_to_set_sizes(tmp_path: Path) -> None:
     assert s["refpol_s2_tp"] + s["refpol_s2_fp"] == 3
     assert s["otepol_s2_tp"] + s["otepol_s2_fn"] == 3
     assert s["attrpol_s2_tp"] + s["attrpol_s2_fn"] == 2
+
+
+def test_a_term_is_its_own_surface_key_unless_whitespace_is_at_an_edge() -> None:
+    """Only a term with whitespace at an edge is normalized again (docstring of ``surface_key``): the research
+    tool lower-cases and strips those, and leaves every other term as the tuple holds it."""
+    assert surface_key("Battery Life") == "Battery Life"
+    assert surface_key("(x)") == "(x)"
+    assert surface_key(" Battery") == "battery" and surface_key("Battery ") == "battery"
+    assert surface_key(" x ") == "x" and surface_key(" ") == "" and surface_key("") == ""  # the tuple terms of
+    # "( x )" and "(  )" (scorecards.normalize.norm_term at read time)
+
+
+def test_a_ref_copies_the_term_when_equal_once_normalized_as_a_term() -> None:
+    assert ref_copies_term("향", "향") and ref_copies_term(" (향) ", "향")
+    assert not ref_copies_term("본품#품질", "향") and not ref_copies_term("", "") and not ref_copies_term("", "향")
+
+
+def test_a_tuple_is_explicit_when_its_surface_key_is_not_empty() -> None:
+    assert is_explicit(EvalTuple("본품#품질", "향", "positive")) and is_explicit(EvalTuple("", "Battery", "negative"))
+    assert not is_explicit(EvalTuple("본품#품질", "", "positive")) and not is_explicit(EvalTuple("본품#품질", " ", "neutral"))
