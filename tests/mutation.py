@@ -101,10 +101,10 @@ def equivalents() -> set[str]:
 
 
 def prepare(target: str) -> Path:
-    """``mutation/scratch/<target>``: the sources and tests as they are now, and a pyproject with the mutmut section."""
+    """``mutation/scratch/<target>``: the sources, tests and docs as they are now, and a pyproject with the mutmut section."""
     place = WORK / target.replace("/", "__")
     place.mkdir(parents=True, exist_ok=True)
-    for name in ("aggregator", "scorecards", "tests"):
+    for name in ("aggregator", "scorecards", "tests", "docs"):  # docs: tests check the generated pages
         shutil.rmtree(place / name, ignore_errors=True)
         shutil.copytree(ROOT / name, place / name, ignore=shutil.ignore_patterns("__pycache__"))
     tests = ", ".join(f'"{t}"' for t in TARGETS[target])
