@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from aggregator.metrics.exprs import transition_counts
 from aggregator.outputs.cells import markdown_cell
 from aggregator.report import charts, html
-from aggregator.report.run_report import run_report, transition_counts
+from aggregator.report.run_report import run_report
 from aggregator.run.pipeline import evaluate_run
 from tests.conftest import CONFORMANCE, RUNS, run_cli
 from tests.scorecard_rows import evaluate_rows, item, row

@@ -17,10 +17,11 @@ def summary_lines(evaluation: RunEvaluation) -> list[str]:
     denominator (fix / (fix + still), break / (break + keep), samples with gold); a unit whose final
     F1 a warning makes unreliable ends with the warning's code in brackets. The unit the run leads
     with comes first (:mod:`aggregator.units.lead`), and a line says why when it is not Ref-F1."""
+    from aggregator.metrics.exprs import transition_counts
     from aggregator.units.lead import NAMES, SUFFIXES
 
     m = evaluation.metrics
-    moves = _transitions(evaluation)
+    moves = transition_counts(evaluation.table)
     marks = evaluation.run_warnings.marks()
     lead = evaluation.run_warnings.lead()
     lines = [f"{', '.join(evaluation.run_ids)}: {m['n']} rows, {m['N_gold']} with gold"]
@@ -30,8 +31,7 @@ def summary_lines(evaluation: RunEvaluation) -> list[str]:
         delta = m[f"delta_f1{suffix}"]
         delta_text = "N/A" if delta is None else f"{delta:+.4f}"
         codes = marks.get(f"tuple_f1_s2{suffix}", [])
-        n = moves.get(unit, {})
-        fix, still, brk, keep = (n.get(k, 0) for k in ("fix", "still", "break", "keep"))
+        fix, still, brk, keep = (moves[unit][k] for k in ("fix", "still", "break", "keep"))
         lines.append(
             f"  {label:<11} S1 {markdown_cell(m[f'tuple_f1_s1{suffix}'])} -> S2 {markdown_cell(m[f'tuple_f1_s2{suffix}'])}"
             f"  (Δ {delta_text})  fix {markdown_cell(m[f'fix_rate{suffix}'])} ({fix}/{fix + still})"
@@ -39,21 +39,6 @@ def summary_lines(evaluation: RunEvaluation) -> list[str]:
             + (f"  [{', '.join(codes)}]" if codes else "")
         )
     return lines
-
-
-def _transitions(evaluation: RunEvaluation) -> dict[str, dict[str, int]]:
-    """Per unit, how many samples with gold had each transition (fix, still, break, keep)."""
-    table = evaluation.table
-    if "has_gold" not in table.columns:
-        return {}
-    gold = table.filter("has_gold")
-    found: dict[str, dict[str, int]] = {}
-    for unit in ("refpol", "otepol", "attrpol"):
-        column = f"{unit}_transition"
-        if column in gold.columns:
-            counted = gold.get_column(column).value_counts()
-            found[unit] = {str(k): int(v) for k, v in counted.iter_rows()}
-    return found
 
 
 Raised = tuple[str, str, str]

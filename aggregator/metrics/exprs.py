@@ -34,6 +34,14 @@ def transitions(unit: str, kind: str) -> pl.Expr:
     return count(HAS_GOLD & (pl.col(f"{unit}_transition") == kind))
 
 
+def transition_counts(table: pl.DataFrame) -> dict[str, dict[str, int]]:
+    """``{unit: {fix|keep|break|still: samples with gold}}`` of a per-sample table."""
+    from aggregator.units.projection import TRANSITIONS, UNITS  # here: keeps the declarations' import chain short
+
+    row = table.select(transitions(u, k).alias(f"{u}:{k}") for u in UNITS for k in TRANSITIONS).row(0, named=True)
+    return {u: {k: int(row[f"{u}:{k}"] or 0) for k in TRANSITIONS} for u in UNITS}
+
+
 def f1_of_sums(tp: pl.Expr, fp: pl.Expr, fn: pl.Expr) -> pl.Expr:
     """Micro F1: :func:`~aggregator.metrics.prf.prf_exprs` of summed counts; null when all sums are 0."""
     return pl.when(tp + fp + fn > 0).then(prf_exprs(tp, fp, fn)[2])

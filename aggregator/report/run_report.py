@@ -2,7 +2,7 @@
 
 Everything shown is read from a :class:`~aggregator.run.pipeline.RunEvaluation`: the metric
 values and their definitions come from the registry, transition counts from
-:func:`aggregator.metrics.exprs.transitions`, and the sample table from the
+:func:`aggregator.metrics.exprs.transition_counts`, and the sample table from the
 per-sample table's columns. Nothing is recomputed here.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from aggregator.metrics.exprs import transitions
+from aggregator.metrics.exprs import transition_counts
 from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
 from aggregator.outputs.facts import Fact, run_facts
@@ -27,7 +27,6 @@ from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.version import __version__
 
 if TYPE_CHECKING:
-    import polars as pl
 
     from aggregator.metrics.values import MetricValue
     from aggregator.run.pipeline import RunEvaluation
@@ -47,12 +46,6 @@ HEADLINE_COLUMNS = (
 def suffix(unit: str) -> str:
     """The metric-name suffix of a unit: ``""`` for refpol (the headline), else ``_<unit>``."""
     return "" if unit == "refpol" else f"_{unit}"
-
-
-def transition_counts(table: pl.DataFrame) -> dict[str, dict[str, int]]:
-    """``{unit: {fix|keep|break|still: samples with gold}}``."""
-    row = table.select(transitions(u, k).alias(f"{u}:{k}") for u in UNITS for k in TRANSITIONS).row(0, named=True)
-    return {u: {k: int(row[f"{u}:{k}"] or 0) for k in TRANSITIONS} for u in UNITS}
 
 
 Marks = Mapping[str, Sequence[str]]
