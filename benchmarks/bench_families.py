@@ -25,6 +25,7 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from statistics import median
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -60,12 +61,6 @@ def share_commands(data: Path, out: Path, name: str) -> dict[str, list[str]]:
     others = [f for f in family_names() if f != name]
     return {"all families": [*base, "--outdir", str(out / "all")],
             f"all but {name}": [*base, "--outdir", str(out / "but"), "--families", ",".join(others)]}
-
-
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def share_table(data: Path, rows: int, name: str, timings: dict[str, Timing]) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -10,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RUNS, run_cli, write_lines
+from tests.conftest import CASES, CONFORMANCE, RUNS, run_cli, write_lines
 from tests.outcomes import ERROR_PREFIX, but_metadata, but_warnings, parse_outputs, snapshot
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -206,11 +208,6 @@ def test_the_help_a_usage_error_points_to_lists_the_options_of_aggregate_run() -
 def test_each_summary_rate_shows_its_count_over_its_denominator(tmp_path: Path) -> None:
     """``fix R (a/b)``: b counts the samples with gold whose transition is fix or still (break: break or
     keep), read here from per_sample.csv; a is the numerator, and R = a / b as printed (N/A when b = 0)."""
-    import csv
-    import re
-
-    from tests.conftest import CASES, CONFORMANCE
-
     pattern = re.compile(r"^  (Ref|Surface|Attr)-F1 .*  fix (\S+) \((\d+)/(\d+)\)  break (\S+) \((\d+)/(\d+)\)")
     units = {"Ref": "refpol", "Surface": "otepol", "Attr": "attrpol"}
     for case in CASES:
