@@ -65,7 +65,7 @@ def _with_baseline(result: ComparisonResult, flips: pl.DataFrame) -> pl.DataFram
     baseline = (pl.col("condition_a") == result.baseline) | (pl.col("condition_b") == result.baseline)
     chosen = pl.concat([rows.filter(baseline).get_column("_row"),
                         rows.join(asked, on=["condition_a", "condition_b"], how="semi").get_column("_row")])
-    return rows.filter(pl.col("_row").is_in(chosen)).drop("_row")
+    return rows.filter(pl.col("_row").is_in(chosen.implode())).drop("_row")
 
 
 def shown_view(result: ComparisonResult) -> ComparisonResult:

@@ -92,9 +92,13 @@ class Registry:
     """Metrics in declaration order; refuses duplicate names."""
 
     _metrics: dict[str, Metric]
+    _selected: list[pl.Expr] | None
+    """What :meth:`compute` selects, built on first use after the last change (a comparison computes
+    every run's metrics, and building the expressions cost as much as evaluating them)."""
 
     def __init__(self, family: str = "core") -> None:
         self._metrics = {}
+        self._selected = None
         self.family = family
 
     def add(self, metric: Metric) -> Metric:
@@ -105,6 +109,7 @@ class Registry:
         if metric.family == "core" and self.family != "core":
             metric = replace(metric, family=self.family)
         self._metrics[metric.name] = metric
+        self._selected = None
         return metric
 
     def reorder(self, first: Sequence[str]) -> None:
@@ -112,6 +117,7 @@ class Registry:
         position = {name: i for i, name in enumerate(first)}
         ranked = sorted(enumerate(self._metrics), key=lambda item: (position.get(item[1], len(position)), item[0]))
         self._metrics = {name: self._metrics[name] for _, name in ranked}
+        self._selected = None
 
     def alias(self, name: str, of: str, *, legacy: bool = False) -> Metric:
         """Register ``name`` as another name for the already declared metric ``of``."""
@@ -151,8 +157,9 @@ class Registry:
     def compute(self, table: pl.DataFrame, context: RunContext | None = None) -> dict[str, MetricValue]:
         """Evaluate every metric over a per-sample table; None marks a blank value."""
         context = context if context is not None else RunContext()
-        exprs = [self.expression(m).alias(m.name) for m in self if m.run_level is None]
-        row = table.select(exprs).row(0, named=True) if exprs else {}
+        if self._selected is None:
+            self._selected = [self.expression(m).alias(m.name) for m in self if m.run_level is None]
+        row = table.select(self._selected).row(0, named=True) if self._selected else {}
         gold = bool(row.get("gold_available", table.get_column("n_gold").sum() > 0))
         for m in self:
             if m.run_level is not None:
