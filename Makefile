@@ -13,10 +13,13 @@ DEMO_COMPARISON := comparison
 
 .PHONY: demo test test-all mutation docs bench clean
 
+# Packages are installed without compiling their modules (10 CPU-s, most never imported); Python compiles
+# a module when it is first imported and keeps the bytecode, which is why it may write it here.
+unexport PYTHONDONTWRITEBYTECODE
+
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
 	touch $@
 
 demo: $(BIN)/.installed
@@ -26,12 +29,12 @@ demo: $(BIN)/.installed
 test: $(BIN)/.installed
 	$(BIN)/ruff check aggregator scorecards tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 test-all: $(BIN)/.installed
 	$(BIN)/ruff check aggregator scorecards tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 --run-slow
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --run-slow
 
 mutation: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[mutation]'

@@ -6,9 +6,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
+
+from tests.fork_client import ForkServer
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, deadline=None)
 """CI's profile (``HYPOTHESIS_PROFILE=ci``, or any run with ``CI`` set): the same examples on every run, no
@@ -18,6 +21,8 @@ settings.register_profile("random", print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "random"))
 
 FIXTURES = Path(__file__).parent / "fixtures"
+CLI_TIMEOUT = 300
+"""Seconds an ``aggregate`` process of a test may take before it is killed and the test fails."""
 CONFORMANCE = FIXTURES / "conformance"
 RUNS = FIXTURES / "runs"
 CASES = sorted(p.name for p in CONFORMANCE.iterdir() if p.is_dir())
@@ -36,15 +41,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
-def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``aggregate`` as a user would, in a fresh process."""
-    return subprocess.run(
-        [sys.executable, "-m", "aggregator", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-    )
+def run_cli(*args: str | Path, cwd: Path | None = None, fresh: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``aggregate`` as a user would, in a process of its own: forked from the tests' fork server
+    (:mod:`tests.fork_server`, the imports done once), or ``fresh`` from a new interpreter, for a test
+    of what differs between processes (hash seeds, import-time state)."""
+    argv = [str(arg) for arg in args]
+    if fresh:
+        return subprocess.run([sys.executable, "-m", "aggregator", *argv], capture_output=True, text=True, cwd=cwd,
+                              timeout=CLI_TIMEOUT)
+    return FORK_SERVER.run(argv, cwd=cwd)
+
+
+FORK_SERVER = ForkServer(timeout=CLI_TIMEOUT)
+
+FIFTY_CONDITIONS = pytest.mark.xdist_group(name="fifty_conditions")
+"""Mark of the tests that read :func:`fifty_conditions`: one worker runs them all (``--dist loadgroup``),
+so the comparison is made once."""
+
+
+@pytest.fixture(scope="session")
+def fifty_conditions(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
+    """The grid of 50 conditions × 2 seeds (:func:`tests.compare_grid.write_grid`) compared once, 10
+    resamples: the result and the folder its files were written to."""
+    from aggregator.compare import compare_runs
+    from tests.compare_grid import write_grid
+
+    root = tmp_path_factory.mktemp("fifty_conditions")
+    source = write_grid(root / "grid" / "scorecards.jsonl", 50, 2)
+    return compare_runs([source], resamples=10, outdir=root / "out"), root / "out"
 
 
 def write_lines(path: Path, lines: list[str] | list[bytes]) -> Path:

@@ -90,11 +90,10 @@ def test_every_paired_interval_excludes_zero_exactly_when_p_is_below_005(full: P
 
 def test_every_runs_csv_row_is_that_runs_own_structural_metrics_csv(full: Path, tmp_path: Path) -> None:
     rows = read_csv(full / "runs.csv")
+    done = run_cli(*(RUNS / f"{row[1]}__seed{row[2]}" for row in rows[1:]), "--outdir", tmp_path, "--quiet")
+    assert done.returncode == 0, done.stderr
     for row in rows[1:]:
-        run_dir = RUNS / f"{row[1]}__seed{row[2]}"
-        done = run_cli(run_dir, "--outdir", tmp_path / row[0], "--quiet")
-        assert done.returncode == 0, done.stderr
-        header, values = read_csv(tmp_path / row[0] / "structural_metrics.csv")
+        header, values = read_csv(tmp_path / f"{row[1]}__seed{row[2]}" / "structural_metrics.csv")
         assert rows[0][3] == "warnings" and row[3] == "ref_unmeasurable"
         assert rows[0][4:] == header
         assert row[4:] == values, row[0]
@@ -130,7 +129,7 @@ def test_same_inputs_and_seed_give_identical_files_other_seed_other_paired(tmp_p
     runs = [RUNS / "cr_n50_m0_v2__seed42", RUNS / "cr_n50_m1_v2__seed42"]
     outs = []
     for name, seed, order in (("a", "1", runs), ("b", "1", runs[::-1]), ("c", "2", runs)):
-        done = run_cli("compare", *order, "--outdir", tmp_path / name, "--resamples", "300", "--seed", seed, "-q")
+        done = run_cli("compare", *order, "--outdir", tmp_path / name, "--resamples", "300", "--seed", seed, "-q", fresh=True)
         assert done.returncode == 0, done.stderr
         outs.append({p.name: p.read_bytes() for p in (tmp_path / name).iterdir()})
     assert outs[0] == outs[1]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import statistics
 
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -19,11 +19,13 @@ from aggregator.compare.runs import Run, load_runs
 from aggregator.compare.tables import HEADLINE
 from aggregator.metrics.structural import STRUCTURAL
 from tests.conftest import RUNS
+from tests.strategies import fuzz_budgets
 
 RESAMPLES = 200
 NAMES = ["cr_n50_m0_v2__seed42", "cr_n50_m0_v2__seed123", "cr_n50_m1_v2__seed42", "cr_n50_m1_v2__seed101",
          "cr_n50_m2_v2__seed456"]
-FAST = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+BUDGETS = functools.partial(fuzz_budgets, 4, 16)
+"""The whole-comparison properties: 4 examples in ``make test``, 16 in the slow tier (``make test-all``)."""
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +50,7 @@ def test_headline_metrics_are_registered() -> None:
     assert all(name in STRUCTURAL for name in HEADLINE)
 
 
-@FAST
-@given(st.sampled_from(["cr_n50_m0_v2", "cr_n50_m1_v2", "cr_n50_m2_v2"]), st.integers(1, 3), st.integers(0, 1000))
-def test_a_condition_compared_with_itself(runs: list[Run], condition: str, count: int, seed: int) -> None:
+def check_a_condition_compared_with_itself(runs: list[Run], condition: str, count: int, seed: int) -> None:
     chosen = [r for r in runs if r.condition == condition][:count]
     copies = [as_condition(r, "zz_copy") for r in chosen]
     others = [r for r in runs if r.condition != condition]
@@ -75,17 +75,23 @@ def test_a_condition_compared_with_itself(runs: list[Run], condition: str, count
     assert flips.get_column("only_a").to_list() == [0, 0, 0] == flips.get_column("only_b").to_list()
 
 
-@FAST
-@given(st.permutations(range(len(NAMES))), st.integers(0, 2**31))
-def test_run_order_changes_nothing(runs: list[Run], order: list[int], seed: int) -> None:
+test_a_condition_compared_with_itself, test_a_condition_compared_with_itself_slow = BUDGETS(
+    condition=st.sampled_from(["cr_n50_m0_v2", "cr_n50_m1_v2", "cr_n50_m2_v2"]), count=st.integers(1, 3), seed=st.integers(0, 1000)
+)(check_a_condition_compared_with_itself)
+
+
+def check_run_order_changes_nothing(runs: list[Run], order: list[int], seed: int) -> None:
     first = comparison_files(compare_loaded(runs, resamples=RESAMPLES, seed=seed))
     shuffled = comparison_files(compare_loaded([runs[i] for i in order], resamples=RESAMPLES, seed=seed))
     assert first == shuffled
 
 
-@FAST
-@given(st.lists(st.integers(0, len(NAMES) - 1), min_size=2, unique=True), st.sampled_from([0, 1]))
-def test_condition_summaries_are_those_of_the_per_run_values(runs: list[Run], picked: list[int], ddof: int) -> None:
+test_run_order_changes_nothing, test_run_order_changes_nothing_slow = BUDGETS(
+    order=st.permutations(range(len(NAMES))), seed=st.integers(0, 2**31)
+)(check_run_order_changes_nothing)
+
+
+def check_condition_summaries_are_those_of_the_per_run_values(runs: list[Run], picked: list[int], ddof: int) -> None:
     result = compare_loaded([runs[i] for i in picked], resamples=RESAMPLES, seed=0, ddof=ddof)
     assert result.conditions.height == len(set(result.runs.get_column("condition"))) * len(STRUCTURAL)
     for row in result.conditions.iter_rows(named=True):
@@ -107,6 +113,11 @@ def test_condition_summaries_are_those_of_the_per_run_values(runs: list[Run], pi
             assert row["sd"] is None
         else:
             assert row["sd"] == pytest.approx(float(np.std(values, ddof=ddof)), rel=1e-9, abs=1e-15)
+
+
+test_condition_summaries_are_those_of_the_per_run_values, test_condition_summaries_are_those_of_the_per_run_values_slow = BUDGETS(
+    picked=st.lists(st.integers(0, len(NAMES) - 1), min_size=2, unique=True), ddof=st.sampled_from([0, 1])
+)(check_condition_summaries_are_those_of_the_per_run_values)
 
 
 def test_paired_means_match_condition_means_when_no_sample_is_missing(runs: list[Run]) -> None:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aggregator import compare_runs
 from tests.compare_grid import write_grid
-from tests.conftest import CONFORMANCE, RUNS, run_cli
+from tests.conftest import CONFORMANCE, FIFTY_CONDITIONS, RUNS, run_cli
+
+if TYPE_CHECKING:
+    from aggregator.compare.result import ComparisonResult
 
 REAL = sorted(p for p in RUNS.iterdir() if p.is_dir())
 
@@ -35,10 +39,10 @@ def test_a_code_some_runs_raise_is_named_per_condition(tmp_path: Path) -> None:
     assert result.lead_reason == ("Ref-F1 cannot be measured in 2 of 3 runs (ref_unmeasurable): showing Surface-F1")
 
 
-def test_a_code_many_conditions_raise_is_one_note_naming_a_few(tmp_path: Path) -> None:
+@FIFTY_CONDITIONS
+def test_a_code_many_conditions_raise_is_one_note_naming_a_few(fifty_conditions: tuple[ComparisonResult, Path]) -> None:
     """50 conditions, 12 of them with empty final sets: one note per code, not one per condition."""
-    source = write_grid(tmp_path / "grid" / "scorecards.jsonl", 50, 2)
-    result = compare_runs([source], resamples=10)
+    result, _ = fifty_conditions
     warned = [n for n in result.notes if n.startswith("Warning ")]
     assert [n.split()[1] for n in warned] == ["ref_unmeasurable", "empty_predictions"]
     assert warned[1].startswith("Warning empty_predictions in 24 of 100 runs (")

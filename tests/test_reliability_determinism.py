@@ -69,7 +69,7 @@ def test_the_cli_writes_the_same_files_for_a_shuffled_input(tmp_path: Path) -> N
         path = tmp_path / name / "run" / "scorecards.jsonl"
         path.parent.mkdir(parents=True)
         path.write_bytes(jsonl(lines))
-        check_cli(run_cli(path, "--outdir", tmp_path / name / "out", "--quiet"), tmp_path / name / "out")
+        check_cli(run_cli(path, "--outdir", tmp_path / name / "out", "--quiet", fresh=True), tmp_path / name / "out")
         found.append(snapshot(tmp_path / name / "out"))
     assert_same_but_input_facts(*found)
 

@@ -74,7 +74,7 @@ def check_strict_and_skip(data: bytes) -> None:
         assert not isinstance(strict, InputError) and strict.metrics == skipping.metrics
 
 
-test_any_file_through_the_api, test_any_file_through_the_api_slow = fuzz_budgets(60, 2000, data=files)(
+test_any_file_through_the_api, test_any_file_through_the_api_slow = fuzz_budgets(30, 2000, data=files)(
     check_strict_and_skip
 )
 

@@ -22,7 +22,7 @@ from aggregator.outputs.cells import markdown_cell
 from aggregator.report.run_report import run_report
 from aggregator.run.pipeline import evaluate_run
 from tests.compare_grid import condition_name, write_grid
-from tests.conftest import CONFORMANCE, RUNS, run_cli
+from tests.conftest import CONFORMANCE, FIFTY_CONDITIONS, RUNS, run_cli
 from tests.scorecard_rows import item, row, write_rows
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -202,17 +202,11 @@ def test_comparison_report_in_chromium(browser: object, tmp_path: Path) -> None:
     assert_clean(seen)
 
 
-@pytest.mark.parametrize(("conditions", "seeds"), [(1, 3), (50, 2)])
-def test_a_comparison_of_one_or_fifty_conditions_stays_readable(
-    browser: object, tmp_path: Path, conditions: int, seeds: int
-) -> None:
+def check_readable(browser: object, report: Path, conditions: int) -> None:
     """Compact charts whose axis shows the conditions without their long common prefix (full names
     in the tooltips and tables), tables paged with a filter, no page wider than the window, no
-    negative tick on an axis of values that are all 0; screenshots of both sizes."""
-    source = write_grid(tmp_path / "grid" / "scorecards.jsonl", conditions, seeds)
-    done = run_cli("compare", source, "--outdir", tmp_path / "out", "--quiet", "--resamples", "50")
-    assert done.returncode == 0, done.stderr
-    seen = visit(browser, tmp_path / "out" / "comparison_report.html")
+    negative tick on an axis of values that are all 0; a screenshot."""
+    seen = visit(browser, report)
     page = seen.page
     width, height = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollHeight]")  # type: ignore[attr-defined]
     assert width <= 1400 and height < 12_000, (width, height)
@@ -229,6 +223,18 @@ def test_a_comparison_of_one_or_fifty_conditions_stays_readable(
         visible = flips.locator("table.data tbody tr:visible")
         assert 0 < visible.count() <= 25 and all("variant_07_" in t for t in visible.all_inner_texts())
     assert_clean(seen)
+
+
+def test_a_comparison_of_one_condition_stays_readable(browser: object, tmp_path: Path) -> None:
+    source = write_grid(tmp_path / "grid" / "scorecards.jsonl", 1, 3)
+    done = run_cli("compare", source, "--outdir", tmp_path / "out", "--quiet", "--resamples", "50")
+    assert done.returncode == 0, done.stderr
+    check_readable(browser, tmp_path / "out" / "comparison_report.html", 1)
+
+
+@FIFTY_CONDITIONS
+def test_a_comparison_of_fifty_conditions_stays_readable(browser: object, fifty_conditions: tuple[object, Path]) -> None:
+    check_readable(browser, fifty_conditions[1] / "comparison_report.html", 50)
 
 
 def test_edge_pages_render_cleanly(browser: object, tmp_path: Path) -> None:

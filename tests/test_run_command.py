@@ -207,20 +207,22 @@ def test_the_help_a_usage_error_points_to_lists_the_options_of_aggregate_run() -
 
 def test_each_summary_rate_shows_its_count_over_its_denominator(tmp_path: Path) -> None:
     """``fix R (a/b)``: b counts the samples with gold whose transition is fix or still (break: break or
-    keep), read here from per_sample.csv; a is the numerator, and R = a / b as printed (N/A when b = 0)."""
+    keep), read here from per_sample.csv; a is the numerator, and R = a / b as printed (N/A when b = 0).
+    Every conformance case in one command: each run's summary lines end with the folder it wrote."""
     pattern = re.compile(r"^  (Ref|Surface|Attr)-F1 .*  fix (\S+) \((\d+)/(\d+)\)  break (\S+) \((\d+)/(\d+)\)")
     units = {"Ref": "refpol", "Surface": "otepol", "Attr": "attrpol"}
-    for case in CASES:
-        out = tmp_path / case
-        done = run_cli(CONFORMANCE / case, "--outdir", out, "--allow", "ref_unmeasurable")
-        assert done.returncode == 0, done.stderr
-        with (out / "per_sample.csv").open(encoding="utf-8") as handle:
+    done = run_cli(*(CONFORMANCE / case for case in CASES), "--outdir", tmp_path, "--allow", "ref_unmeasurable")
+    assert done.returncode == 0, done.stderr
+    blocks = re.findall(r"((?:^.*\n)*?)^wrote \d+ files to (.*)$", done.stdout, flags=re.MULTILINE)
+    assert sorted(Path(folder).name for _, folder in blocks) == sorted(CASES)
+    for text, folder in blocks:
+        with (Path(folder) / "per_sample.csv").open(encoding="utf-8") as handle:
             rows = [r for r in csv.DictReader(handle) if r["has_gold"] == "true"]
-        lines = [m for m in map(pattern.match, done.stdout.splitlines()) if m]
-        assert len(lines) == 3, done.stdout
+        lines = [m for m in map(pattern.match, text.splitlines()) if m]
+        assert len(lines) == 3, text
         for found in lines:
             transitions = [r[f"{units[found[1]]}_transition"] for r in rows]
             for rate, a, b, good, bad in ((found[2], found[3], found[4], "fix", "still"),
                                           (found[5], found[6], found[7], "break", "keep")):
                 assert int(a) == transitions.count(good) and int(b) == transitions.count(good) + transitions.count(bad)
-                assert rate == ("N/A" if int(b) == 0 else f"{int(a) / int(b):.4f}"), (case, found[0])
+                assert rate == ("N/A" if int(b) == 0 else f"{int(a) / int(b):.4f}"), (folder, found[0])

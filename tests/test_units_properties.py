@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aggregator.metrics.prf import prf
@@ -16,13 +17,15 @@ from aggregator.units.projection import UNITS, Unit
 from scorecards.normalize import TERM_EDGE_PUNCTUATION, norm_polarity, norm_ref, norm_term
 from scorecards.tuples import EvalTuple
 from tests.scorecard_rows import evaluate_rows
+from tests.strategies import fuzz_budgets
 from tests.test_registry import value_range
 
 if TYPE_CHECKING:
     from aggregator.run.pipeline import RunEvaluation
 
 FAST = settings(max_examples=200, deadline=None)
-PIPELINE = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PIPELINE = functools.partial(fuzz_budgets, 25, 100)
+"""Whole-pipeline properties: 25 examples in ``make test``, 100 in the slow tier (``make test-all``)."""
 
 # --- strategies ---------------------------------------------------------------------------------------
 
@@ -189,9 +192,7 @@ def assert_same_numbers(a: RunEvaluation, b: RunEvaluation) -> None:
     assert a.table.drop("line").equals(b.table.drop("line"))
 
 
-@PIPELINE
-@given(rows=scorecard_rows(), seed=st.integers(0, 2**32 - 1))
-def test_shuffling_lines_and_tuples_changes_no_number(
+def check_shuffling_lines_and_tuples_changes_no_number(
     tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]], seed: int
 ) -> None:
     rnd = random.Random(seed)
@@ -201,18 +202,24 @@ def test_shuffling_lines_and_tuples_changes_no_number(
     assert_same_numbers(evaluate(tmp_path_factory, rows, **CORE), evaluate(tmp_path_factory, shuffled, **CORE))
 
 
-@PIPELINE
-@given(rows=scorecard_rows())
-def test_duplicate_tuples_change_nothing(tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]]) -> None:
+test_shuffling_lines_and_tuples_changes_no_number, test_shuffling_lines_and_tuples_changes_no_number_slow = PIPELINE(
+    rows=scorecard_rows(), seed=st.integers(0, 2**32 - 1)
+)(check_shuffling_lines_and_tuples_changes_no_number)
+
+
+def check_duplicate_tuples_change_nothing(tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]]) -> None:
     doubled = [map_tuple_lists(r, lambda items: items + items[::-1]) for r in rows]
     once, twice = evaluate(tmp_path_factory, rows, **CORE), evaluate(tmp_path_factory, doubled, **CORE)
     assert once.metrics == twice.metrics
     assert once.table.drop("polarity_defaulted").equals(twice.table.drop("polarity_defaulted"))
 
 
-@PIPELINE
-@given(rows=scorecard_rows())
-def test_per_sample_counts_and_scores_are_consistent(
+test_duplicate_tuples_change_nothing, test_duplicate_tuples_change_nothing_slow = PIPELINE(
+    rows=scorecard_rows()
+)(check_duplicate_tuples_change_nothing)
+
+
+def check_per_sample_counts_and_scores_are_consistent(
     tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]]
 ) -> None:
     evaluation = evaluate(tmp_path_factory, rows)
@@ -242,12 +249,12 @@ def test_per_sample_counts_and_scores_are_consistent(
         assert value is None or low <= value <= high, (metric.name, value)  # type: ignore[operator]
 
 
-@PIPELINE
-@given(rows=st.lists(st.lists(st.fixed_dictionaries({"aspect_ref": st.sampled_from(REFS),
-                                                      "aspect_term": st.sampled_from(TERMS),
-                                                      "polarity": polarity_text}), min_size=1, max_size=4),
-                     min_size=1, max_size=5))
-def test_gold_as_prediction_scores_one_under_every_unit_with_pairs(
+test_per_sample_counts_and_scores_are_consistent, test_per_sample_counts_and_scores_are_consistent_slow = PIPELINE(
+    rows=scorecard_rows()
+)(check_per_sample_counts_and_scores_are_consistent)
+
+
+def check_gold_as_prediction_scores_one_under_every_unit_with_pairs(
     tmp_path_factory: pytest.TempPathFactory, rows: list[list[dict[str, Any]]]
 ) -> None:
     scorecards = [{"meta": {"text_id": f"k{i}"}, "gold_tuples": items,
@@ -266,9 +273,15 @@ def test_gold_as_prediction_scores_one_under_every_unit_with_pairs(
     assert metrics["delta_f1"] == metrics["break_count"] == metrics["net_gain"] == 0
 
 
-@PIPELINE
-@given(rows=scorecard_rows(), cut=st.integers(0, 6))
-def test_counts_add_up_over_a_split_of_the_rows(
+test_gold_as_prediction_scores_one_under_every_unit_with_pairs, test_gold_as_prediction_scores_one_under_every_unit_with_pairs_slow = PIPELINE(
+    rows=st.lists(st.lists(st.fixed_dictionaries({"aspect_ref": st.sampled_from(REFS),
+                                                      "aspect_term": st.sampled_from(TERMS),
+                                                      "polarity": polarity_text}), min_size=1, max_size=4),
+                     min_size=1, max_size=5)
+)(check_gold_as_prediction_scores_one_under_every_unit_with_pairs)
+
+
+def check_counts_add_up_over_a_split_of_the_rows(
     tmp_path_factory: pytest.TempPathFactory, rows: list[dict[str, Any]], cut: int
 ) -> None:
     whole = evaluate(tmp_path_factory, rows).metrics
@@ -276,3 +289,8 @@ def test_counts_add_up_over_a_split_of_the_rows(
     for metric in STRUCTURAL:
         if metric.kind == "int" and metric.name not in NOT_ADDITIVE:
             assert (whole[metric.name] or 0) == sum(p[metric.name] or 0 for p in parts), metric.name  # type: ignore[misc]
+
+
+test_counts_add_up_over_a_split_of_the_rows, test_counts_add_up_over_a_split_of_the_rows_slow = PIPELINE(
+    rows=scorecard_rows(), cut=st.integers(0, 6)
+)(check_counts_add_up_over_a_split_of_the_rows)
