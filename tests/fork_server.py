@@ -1,22 +1,23 @@
-"""A process that has imported the command's pure-Python modules once and forks one child per
+"""A process that has imported the command's modules once (all but Polars) and forks one child per
 ``aggregate`` call of the tests.
 
 Every test that runs ``aggregate`` as a user would paid for a new interpreter and its imports of
-click, rich, pydantic, msgspec and the command's own modules: ~0.1 CPU-s a process before any work,
-in ~400 processes a suite. This server does that once and serves each request with ``os.fork()``:
+click, rich, pydantic, msgspec, NumPy and the command's own modules, ~0.15 CPU-s a process before
+any work (0.3 in a comparison, which also loads SciPy's special functions), in ~400 processes a
+suite. This server does that once and serves each request with ``os.fork()``:
 the child takes the request's working directory, environment, standard streams and arguments and
 runs :func:`aggregator.commands.main.main`, which ends the process with the command's exit status,
 as ``python -m aggregator`` does.
 
-The server stays single-threaded, as a fresh interpreter is when the command forks its decoders:
-Polars stays deferred (:mod:`aggregator.deferred_import`, loaded by the child on first use, as in
-the command) and NumPy is not imported (its BLAS starts a thread). Preloading Polars was tried and
-dropped: a child forked after Polars had started its allocator's and cleaner threads hung once in a
-suite (a lock held by a thread that does not exist in the child). The server checks at start that
-it has one thread and refuses to serve otherwise.
+Polars stays deferred (:mod:`aggregator.deferred_import`), loaded by the child on first use as in
+the command: a server that had loaded Polars, and with it the threads of its allocator and of its
+out-of-core cleaner, hung a child once in a suite (the child has none of those threads, and Polars
+does not start them again after a fork). The only threads the server may hold are OpenBLAS's (NumPy
+and SciPy each load a copy), which OpenBLAS stops before every fork and starts again after it. The
+server checks this at start and refuses to serve otherwise.
 
 What still differs from a fresh interpreter: the children share this server's hash seed and the
-pure-Python modules' import-time state. A test that compares two processes' outputs for determinism
+modules' import-time state. A test that compares two processes' outputs for determinism
 asks :func:`tests.conftest.run_cli` for ``fresh=True``.
 
 Protocol, one JSON object per line on stdin: ``{"argv", "cwd", "env", "stdout", "stderr"}`` (the last
@@ -37,7 +38,8 @@ from typing import Any
 from aggregator.deferred_import import Deferred, defer
 
 PRELOADED = ("aggregator.commands.main", "aggregator.commands.run_outcomes", "aggregator.compare.command",
-             "aggregator.formats.command", "aggregator.run.pipeline", "scorecards.reader", "pydantic", "rich.table")
+             "aggregator.formats.command", "aggregator.run.pipeline", "scorecards.reader", "pydantic", "rich.table",
+             "numpy", "scipy.special", "aggregator.stats.intervals", "aggregator.run.intervals")
 
 COMMAND_PATH = getattr(importlib.util.find_spec("aggregator.__main__"), "origin", None) or "aggregate"
 """``sys.argv[0]`` of ``python -m aggregator``."""
@@ -85,11 +87,19 @@ def threads() -> int:
     return len(os.listdir("/proc/self/task"))
 
 
+def blas_threads() -> int:
+    """The threads OpenBLAS started (NumPy's and SciPy's copies): it stops them before a fork and starts
+    them again on the next call, in the parent and in the child (``pthread_atfork``)."""
+    from threadpoolctl import threadpool_info
+
+    return sum(pool["num_threads"] - 1 for pool in threadpool_info() if pool["internal_api"] == "openblas")
+
+
 if __name__ == "__main__":
     defer("polars")
     for name in PRELOADED:
         importlib.import_module(name)
     polars = sys.modules["polars"]
-    if threads() != 1 or not isinstance(polars, Deferred) or vars(polars).get("_real") is not None:
+    if threads() != 1 + blas_threads() or not isinstance(polars, Deferred) or vars(polars).get("_real") is not None:
         sys.exit(f"fork server: {threads()} threads and Polars {polars!r} after the imports: refusing to fork")
     serve()
