@@ -52,6 +52,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "stats/compile": WEIGHTED,
     "stats/weighted": WEIGHTED,
     "stats/agreement": ("tests/test_compare_agreement.py",),
+    "metrics/exprs": ("tests/test_metrics_exprs.py", "tests/test_registry.py"),  # transitions, transition_counts
     "units/projection": UNITS,
     "units/sample_counts": SAMPLE_COUNTS,
     "formats/aste": FORMATS,
