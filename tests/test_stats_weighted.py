@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import polars as pl
 import pytest
@@ -11,7 +13,14 @@ from hypothesis import strategies as st
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run.pipeline import evaluate_run
-from aggregator.stats.bootstrap import draw_counts, replicate_values, weighted_sums
+from aggregator.stats.bootstrap import (
+    ProductCache,
+    SampleColumns,
+    draw_counts,
+    percentile_interval,
+    replicate_values,
+    weighted_sums,
+)
 from aggregator.stats.compile import compile_metrics
 from tests.conftest import RUNS
 
@@ -54,6 +63,92 @@ def test_draws_depend_only_on_n_resamples_and_seed() -> None:
     assert first.shape == (250, 30) and (first.sum(axis=1) == 30).all()
     assert np.array_equal(first, draw_counts(30, 250, seed=4))
     assert not np.array_equal(first, draw_counts(30, 250, seed=5))
+
+
+def test_no_resamples_draw_an_empty_float32_matrix() -> None:
+    empty = draw_counts(30, 0, seed=4)
+    assert empty.shape == (0, 30) and empty.dtype == np.float32
+    assert draw_counts(30, 3, seed=4).dtype == np.float32
+
+
+def test_percentile_interval_is_numpys_linear_quantiles_of_the_defined_replicates() -> None:
+    """Column 0: 1..5, quantile q at position 4q: 0.25 → 2, 0.75 → 4 (level 0.5); 0.025 → 1.1, 0.975 → 4.9
+    (0.95). Column 1: the finite 10, 20, 30 only, position 2q: 0.25 → 15, 0.75 → 25. Column 2: none defined."""
+    nan, inf = float("nan"), float("inf")
+    replicates = np.array([[1, nan, nan], [2, 10, nan], [3, inf, inf], [4, 20, nan], [5, 30, -inf]], dtype=float)
+    low, high = percentile_interval(replicates, 0.5)
+    assert np.array_equal(low, [2, 15, nan], equal_nan=True) and np.array_equal(high, [4, 25, nan], equal_nan=True)
+    low, high = percentile_interval(replicates)
+    assert np.allclose(low, [1.1, 10.5, nan], equal_nan=True) and np.allclose(high, [4.9, 29.5, nan], equal_nan=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no replicate: blank, and nothing said on the terminal
+        low, high = percentile_interval(np.zeros((0, 2)))
+    assert low.shape == high.shape == (2,) and np.isnan(low).all() and np.isnan(high).all()
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_sums_of_no_sample_or_one_sample(n: int) -> None:
+    """No sample: every sum is 0. One sample, drawn once in each resample: every sum is its value."""
+    matrix = np.array([[2.5, 4.0, 7.0]])[:n]
+    draws = np.ones((2, n), dtype=np.float32)
+    expected = np.repeat(matrix, 2, axis=0) if n else np.zeros((2, 3))
+    for columns in (SampleColumns([matrix], None), SampleColumns.of_columns(iter(matrix.T), 3, n)):
+        sums = columns.sums(draws)[0]
+        assert sums.rows == 2 and np.array_equal(sums.dense(), expected)
+    assert np.array_equal(weighted_sums(draws, matrix).dense(), expected)
+
+
+def test_no_resample_has_no_sums() -> None:
+    matrix = np.array([[1.0, 5.0], [2.0, 5.0], [4.0, 5.0]])
+    for columns in (SampleColumns([matrix], None), SampleColumns.of_columns(iter(matrix.T), 2, 3)):
+        assert columns.sums(np.zeros((0, 3), dtype=np.float32))[0].dense().shape == (0, 2)
+
+
+def test_a_column_whose_product_is_cached_is_not_multiplied_again() -> None:
+    """The cache holds products with one draw matrix: asked again with other draws, it gives the first ones
+    (draws 3·1 = 3 and 1·2 + 2·4 = 10), which shows that it was used."""
+    matrix = np.array([[1.0], [2.0], [4.0]])
+    draws, other = (np.array(d, dtype=np.float32) for d in ([[3, 0, 0], [0, 1, 2]], [[1, 1, 1], [0, 0, 3]]))
+    cache = ProductCache()
+    assert np.array_equal(weighted_sums(draws, matrix, cache=cache).dense(), [[3.0], [10.0]])
+    assert np.array_equal(weighted_sums(other, matrix, cache=cache).dense(), [[3.0], [10.0]])
+    assert np.array_equal(weighted_sums(other, matrix).dense(), [[7.0], [12.0]])
+    wide = np.array([[1.0, 0.5], [2.0, 0.25], [4.0, 2.0]])  # columns given one by one, the first one cached
+    cache = ProductCache()
+    weighted_sums(draws, matrix, np.array(True), cache)
+    got = SampleColumns.of_columns(iter(wide.T), 2, 3).sums(draws, cache)[0].dense()
+    assert np.array_equal(got, [[3.0, 1.5], [10.0, 4.25]])
+    frame = pl.DataFrame({"x": [1, 2, 4], "n_gold": 1})
+    weighted = compile_metrics(_registry(("sum", pl.col("x").sum())), frame)
+    cache = ProductCache()
+    assert replicate_values(weighted, draws, weighted.sample_matrix(frame), cache=cache).tolist() == [[3.0], [10.0]]
+    assert replicate_values(weighted, other, weighted.sample_matrix(frame), cache=cache).tolist() == [[3.0], [10.0]]
+
+
+def test_blocks_of_draws_give_the_replicates_of_the_whole_draw_matrix() -> None:
+    """Resample i draws sample i only: its mean is value i and its spreads are exactly 0, whether the draws
+    come as one matrix or in blocks (the blocks' sums keep the rounding of their float32 products); no block:
+    no replicate."""
+    values = [0.3, -1e4, 1e4]
+    frame = pl.DataFrame({"x": values, "n_gold": 1})
+    reg = _registry(("mean", pl.col("x").mean()), ("std", pl.col("x").std()), ("var0", pl.col("x").var(ddof=0)))
+    weighted = compile_metrics(reg, frame)
+    matrix = weighted.sample_matrix(frame)
+    draws = np.diag(np.full(3, 3, dtype=np.float32))
+    whole = replicate_values(weighted, draws, matrix)
+    blocks = replicate_values(weighted, iter([draws[:2], draws[2:]]), matrix)
+    assert np.allclose(whole[:, 0], values, rtol=1e-6) and np.allclose(blocks[:, 0], values, rtol=1e-6)
+    assert (whole[:, 1:] == 0.0).all() and (blocks[:, 1:] == 0.0).all()
+    assert replicate_values(weighted, iter([]), matrix).shape == (0, 3)
+    columns = SampleColumns.of_columns(weighted.sample_columns(frame), weighted.width, 3)
+    assert replicate_values(weighted, iter([]), columns).shape == (0, 3)
+
+
+def test_a_full_product_cache_lets_go_of_its_oldest_product_first() -> None:
+    cache = ProductCache(2)
+    for name in (b"a", b"b", b"c"):
+        cache.put((name, True), (np.zeros(1), 0.0))
+    assert (b"a", True) not in cache and (b"b", True) in cache and (b"c", True) in cache
 
 
 def _registry(*metrics: tuple[str, pl.Expr]) -> Registry:
