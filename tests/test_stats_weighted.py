@@ -17,6 +17,7 @@ from aggregator.stats.bootstrap import (
     ProductCache,
     SampleColumns,
     draw_counts,
+    iter_draws,
     percentile_interval,
     replicate_values,
     weighted_sums,
@@ -96,6 +97,27 @@ def test_sums_of_no_sample_or_one_sample(n: int) -> None:
         sums = columns.sums(draws)[0]
         assert sums.rows == 2 and np.array_equal(sums.dense(), expected)
     assert np.array_equal(weighted_sums(draws, matrix).dense(), expected)
+
+
+def test_float32_sums_are_exact_for_integers_and_keep_the_spread_of_other_columns() -> None:
+    """Integer columns are summed exactly: 1,000 counts below 16,000 (n·max < 2**24), where sums centred on
+    their mean would be off by up to 0.5. Other columns are centred on their own mean first, so 10⁶ + 0.1 and
+    0.1 keep their decimals (uncentred, float32 holds 10⁶ + 0.125; centred on the mean of both columns, 0.1 is
+    5·10⁵ from it)."""
+    counts = np.random.default_rng(0).integers(0, 16_000, 1000).astype(np.float64)[:, None]
+    draws = draw_counts(1000, 20, seed=1)
+    assert np.array_equal(weighted_sums(draws, counts).dense(), draws.astype(np.float64) @ counts)
+    matrix = np.array([[1e6 + 0.1, 0.1], [1e6 + 0.2, 0.2], [1e6 + 0.4, 0.4]])
+    draws = np.array([[0, 0, 3], [3, 0, 0], [1, 1, 1]], dtype=np.float32)
+    assert np.allclose(weighted_sums(draws, matrix).dense(), draws.astype(np.float64) @ matrix, rtol=0.0, atol=1e-6)
+
+
+def test_reused_blocks_hold_the_draws_of_fresh_ones() -> None:
+    """6,000 samples: blocks of 833 resamples, so 900 resamples come in two blocks (the second one shorter)."""
+    fresh = list(iter_draws(6000, 900, 2))
+    reused = [block.copy() for block in iter_draws(6000, 900, 2, reuse=True)]
+    assert [b.shape for b in reused] == [(833, 6000), (67, 6000)]
+    assert all(a.dtype == np.float32 and np.array_equal(a, b) for a, b in zip(reused, fresh, strict=True))
 
 
 def test_no_resample_has_no_sums() -> None:
