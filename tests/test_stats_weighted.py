@@ -23,6 +23,8 @@ from aggregator.stats.bootstrap import (
     weighted_sums,
 )
 from aggregator.stats.compile import compile_metrics
+from aggregator.stats.leaves import Leaf
+from aggregator.stats.sums import leaf_spread
 from tests.conftest import RUNS
 
 
@@ -172,6 +174,21 @@ def test_a_full_product_cache_lets_go_of_its_oldest_product_first() -> None:
     for name in (b"a", b"b", b"c"):
         cache.put((name, True), (np.zeros(1), 0.0))
     assert (b"a", True) not in cache and (b"b", True) in cache and (b"c", True) in cache
+
+
+def test_leaf_spread_of_a_mean_and_of_spreads_with_too_few_values() -> None:
+    """A mean is values / presence (6/3, 5/1; blank with no value). The values 1 and 3 (V = 4, N = 2, Q = 10):
+    Σ(x − x̄)² = 10 − 16/2 = 2, so var 2/2 = 1 (ddof 0), 2/1 = 2 (ddof 1), blank for ddof 2 (N − ddof = 0);
+    std √2 (ddof 1). No value: blank. Nothing is said on the terminal."""
+    nan = float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        means = leaf_spread(Leaf("mean", None, "m"), np.array([[6.0, 3.0], [5.0, 1.0], [0.0, 0.0]]))
+        assert np.array_equal(means, [2.0, 5.0, nan], equal_nan=True)
+        sums = np.array([[4.0, 2.0, 10.0], [0.0, 0.0, 0.0]])
+        for kind, ddof, want in (("var", 0, 1.0), ("var", 1, 2.0), ("var", 2, nan), ("std", 1, 2**0.5)):
+            got = leaf_spread(Leaf(kind, None, "s", ddof), sums)
+            assert np.allclose(got, [want, nan], equal_nan=True), (kind, ddof)
 
 
 def _registry(*metrics: tuple[str, pl.Expr]) -> Registry:
