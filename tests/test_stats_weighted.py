@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -24,7 +25,7 @@ from aggregator.stats.bootstrap import (
 )
 from aggregator.stats.compile import compile_metrics
 from aggregator.stats.leaves import Leaf
-from aggregator.stats.sums import leaf_spread
+from aggregator.stats.sums import Rounding, leaf_spread, spread_rounding
 from tests.conftest import RUNS
 
 
@@ -91,6 +92,7 @@ def test_percentile_interval_is_numpys_linear_quantiles_of_the_defined_replicate
     assert low.shape == high.shape == (2,) and np.isnan(low).all() and np.isnan(high).all()
 
 
+@pytest.mark.parametrize("n", [0, 1])
 def test_sums_of_no_sample_or_one_sample(n: int) -> None:
     """No sample: every sum is 0. One sample, drawn once in each resample: every sum is its value."""
     matrix = np.array([[2.5, 4.0, 7.0]])[:n]
@@ -189,6 +191,40 @@ def test_leaf_spread_of_a_mean_and_of_spreads_with_too_few_values() -> None:
         for kind, ddof, want in (("var", 0, 1.0), ("var", 1, 2.0), ("var", 2, nan), ("std", 1, 2**0.5)):
             got = leaf_spread(Leaf(kind, None, "s", ddof), sums)
             assert np.allclose(got, [want, nan], equal_nan=True), (kind, ddof)
+
+
+def test_spread_rounding_is_the_documented_bound() -> None:
+    """The bound of ``spread_rounding``'s docstring, term by term: e_Q = γ_Q·(2Q + 2|a_Q|) + f_Q,
+    e_V = γ_V·(√(N·Q) + 2|a_V| + |V|) + f_V, then e_Q + (2|V| + e_V)·e_V / N + 4·(u·(Q + V²/N) + η). Without a
+    ``Rounding``: plain float64 sums of N terms (γ = (N + 4)·u / (1 − (N + 4)·u), f = (N + 4)·η, nothing added).
+    With no value drawn (N = 0) the bound is blank, and nothing is said on the terminal."""
+    u, eta = float(np.finfo(np.float64).eps) / 2, float(np.finfo(np.float64).smallest_subnormal)
+
+    def bound(v: float, n: float, q: float, gamma: tuple[float, float], added: tuple[float, float],
+              floor: tuple[float, float]) -> float:
+        error_q = gamma[1] * (2 * q + 2 * abs(added[1])) + floor[1]
+        error_v = gamma[0] * (math.sqrt(n * q) + 2 * abs(added[0]) + abs(v)) + floor[0]
+        return error_q + (2 * abs(v) + error_v) * error_v / n + 4 * (u * (q + v * v / n) + eta)
+
+    def plain(k: int) -> float:
+        return (k + 4) * u / (1 - (k + 4) * u)
+
+    sums = np.array([[2.0, 4.0, 9.0], [-3.0, 5.0, 7.0]])
+    given = Rounding(added=np.array([1.5, 0.0, -2.0]), gamma=np.array([1e-7, 5e-8, 2e-7]),
+                     floor=np.array([1e-30, 0.0, 3e-30]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert spread_rounding(sums) == pytest.approx(
+            [bound(2, 4, 9, (plain(4),) * 2, (0, 0), (8 * eta,) * 2),
+             bound(-3, 5, 7, (plain(5),) * 2, (0, 0), (9 * eta,) * 2)], rel=1e-12, abs=0)
+        assert spread_rounding(sums, given) == pytest.approx(
+            [bound(2, 4, 9, (1e-7, 2e-7), (1.5, -2.0), (1e-30, 3e-30)),
+             bound(-3, 5, 7, (1e-7, 2e-7), (1.5, -2.0), (1e-30, 3e-30))], rel=1e-12, abs=0)
+        floors_only = Rounding(added=np.zeros(3), gamma=given.gamma, floor=given.floor)  # no value apart: e_Q = f_Q
+        assert spread_rounding(np.array([[0.0, 2.0, 0.0]]), floors_only) == pytest.approx(
+            [bound(0, 2, 0, (1e-7, 2e-7), (0, 0), (1e-30, 3e-30))], rel=1e-12, abs=0)
+        assert np.isnan(spread_rounding(np.zeros((1, 3)), given)).all()
+        assert np.isnan(spread_rounding(np.zeros((1, 3)))).all()
 
 
 def _registry(*metrics: tuple[str, pl.Expr]) -> Registry:
