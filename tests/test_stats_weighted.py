@@ -193,6 +193,16 @@ def test_leaf_spread_of_a_mean_and_of_spreads_with_too_few_values() -> None:
             assert np.allclose(got, [want, nan], equal_nan=True), (kind, ddof)
 
 
+def test_rounding_of_sums_too_long_for_their_type_is_unbounded() -> None:
+    """γ_k = k·u / (1 − k·u) needs k·u < 1: 2**25 float32 products (+ 4) have no bound, and no warning."""
+    u32 = float(np.finfo(np.float32).eps) / 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rounding = Rounding.of(np.array([2**25, 10]), [np.float32])
+    assert rounding.gamma[0] == np.inf and rounding.gamma[1] == pytest.approx(14 * u32 / (1 - 14 * u32), rel=1e-12)
+    assert rounding.added.tolist() == [0.0, 0.0]
+
+
 def test_spread_rounding_is_the_documented_bound() -> None:
     """The bound of ``spread_rounding``'s docstring, term by term: e_Q = γ_Q·(2Q + 2|a_Q|) + f_Q,
     e_V = γ_V·(√(N·Q) + 2|a_V| + |V|) + f_V, then e_Q + (2|V| + e_V)·e_V / N + 4·(u·(Q + V²/N) + η). Without a
@@ -223,6 +233,11 @@ def test_spread_rounding_is_the_documented_bound() -> None:
         floors_only = Rounding(added=np.zeros(3), gamma=given.gamma, floor=given.floor)  # no value apart: e_Q = f_Q
         assert spread_rounding(np.array([[0.0, 2.0, 0.0]]), floors_only) == pytest.approx(
             [bound(0, 2, 0, (1e-7, 2e-7), (0, 0), (1e-30, 3e-30))], rel=1e-12, abs=0)
+        exact = Rounding(added=np.zeros(3), gamma=np.zeros(3), floor=np.array([1e-30, 0.0, 0.0]))  # e_V = f_V only
+        assert spread_rounding(np.array([[1e-20, 1.0, 1e-40]]), exact) == pytest.approx(
+            [bound(1e-20, 1, 1e-40, (0, 0), (0, 0), (1e-30, 0))], rel=1e-12, abs=0)
+        nothing = Rounding(added=np.zeros(3), gamma=np.zeros(3), floor=np.zeros(3))  # what is left: 4η
+        assert spread_rounding(np.array([[0.0, 1.0, 0.0]]), nothing).tolist() == [4 * eta]
         assert np.isnan(spread_rounding(np.zeros((1, 3)), given)).all()
         assert np.isnan(spread_rounding(np.zeros((1, 3)))).all()
 
