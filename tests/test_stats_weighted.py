@@ -25,7 +25,7 @@ from aggregator.stats.bootstrap import (
 )
 from aggregator.stats.compile import compile_metrics
 from aggregator.stats.leaves import Leaf
-from aggregator.stats.sums import Rounding, leaf_spread, spread_rounding
+from aggregator.stats.sums import ColumnSums, Rounding, leaf_spread, spread_rounding
 from tests.conftest import RUNS
 
 
@@ -191,6 +191,17 @@ def test_leaf_spread_of_a_mean_and_of_spreads_with_too_few_values() -> None:
         for kind, ddof, want in (("var", 0, 1.0), ("var", 1, 2.0), ("var", 2, nan), ("std", 1, 2**0.5)):
             got = leaf_spread(Leaf(kind, None, "s", ddof), sums)
             assert np.allclose(got, [want, nan], equal_nan=True), (kind, ddof)
+
+
+def test_column_sums_keep_a_column_no_resample_changes_once() -> None:
+    """Columns 0 and 2 are the same in both resamples, column 1 varies: only it is kept per resample."""
+    dense = np.array([[5.0, 1.0, 2.0], [5.0, 3.0, 2.0]])
+    sums = ColumnSums.of(dense)
+    assert sums.rows == 2 and sums.varying.tolist() == [1] and sums.values.tolist() == [[1.0], [3.0]]
+    assert sums.first.tolist() == [5.0, 1.0, 2.0] and np.array_equal(sums.dense(), dense)
+    assert sums.columns([2, 1]).tolist() == [[2.0, 1.0], [2.0, 3.0]]
+    empty = ColumnSums.of(np.zeros((0, 3)))
+    assert empty.rows == 0 and empty.dense().shape == (0, 3)
 
 
 def test_rounding_of_sums_too_long_for_their_type_is_unbounded() -> None:
