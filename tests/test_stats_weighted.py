@@ -249,6 +249,8 @@ def test_spread_rounding_is_the_documented_bound() -> None:
             [bound(1e-20, 1, 1e-40, (0, 0), (0, 0), (1e-30, 0))], rel=1e-12, abs=0)
         nothing = Rounding(added=np.zeros(3), gamma=np.zeros(3), floor=np.zeros(3))  # what is left: 4η
         assert spread_rounding(np.array([[0.0, 1.0, 0.0]]), nothing).tolist() == [4 * eta]
+        at_the_bound = np.array([[0.0, 1.0, 4 * eta], [0.0, 1.0, 8 * eta]])  # S = Q − 0 = 4η (within it), 8η
+        assert leaf_spread(Leaf("var", None, "s"), at_the_bound, nothing).tolist() == [0.0, 8 * eta]
         assert np.isnan(spread_rounding(np.zeros((1, 3)), given)).all()
         assert np.isnan(spread_rounding(np.zeros((1, 3)))).all()
 
