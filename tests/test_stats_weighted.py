@@ -360,6 +360,18 @@ def test_a_tiny_spread_far_from_the_centre_is_kept() -> None:
     assert got[0, 0] == pytest.approx(reg.compute(frame[[1, 1, 2]])["std"], rel=1e-3)
 
 
+def test_a_part_that_reads_other_rows_inside_an_aggregation_is_refused_by_name() -> None:
+    frame = pl.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "y": [4, 3, 2, 1], "g": [True, False, True, True],
+                          "n_gold": [1, 1, 1, 1]})
+    inside = {"len()": (pl.col("x") * pl.len()).sum(), "agg": (pl.col("x") - pl.col("x").mean()).sum(),
+              "filter": (pl.col("x").filter(pl.col("g")) + 1).sum(), "slice": pl.col("x").head(3).sum(),
+              "gather": pl.col("x").gather([0, 1]).sum(), "sort": pl.col("x").sort().sum(),
+              "sortby": pl.col("x").sort_by("y").sum()}
+    weighted = compile_metrics(_registry(*inside.items(), ("kept", pl.col("x").filter(pl.col("g")).mean())), frame)
+    assert weighted.names == ["kept"]
+    assert weighted.not_resampled == {name: f"{name} inside a per-sample expression" for name in inside}
+
+
 def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
     frame = pl.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "n_gold": [1, 1, 1, 1]})
     reg = _registry(("largest", pl.col("x").max()), ("shifted", pl.col("x").shift(1).sum()),
