@@ -24,7 +24,7 @@ from aggregator.stats.bootstrap import (
     weighted_sums,
 )
 from aggregator.stats.compile import compile_metrics
-from aggregator.stats.leaves import Leaf
+from aggregator.stats.leaves import Leaf, NotResampled, Rewriter, _row_expr
 from aggregator.stats.sums import ColumnSums, Rounding, leaf_spread, spread_rounding
 from tests.conftest import RUNS
 
@@ -372,12 +372,38 @@ def test_a_part_that_reads_other_rows_inside_an_aggregation_is_refused_by_name()
     assert weighted.not_resampled == {name: f"{name} inside a per-sample expression" for name in inside}
 
 
+def test_len_counts_every_drawn_row_and_count_the_drawn_values() -> None:
+    """x has a null: len() of x (or of x shifted, still one per row) is Σw, count() is Σw over the rows with a
+    value. Resample (2, 0, 1, 1): len 4, count 3; the registry on the drawn rows says the same."""
+    frame = pl.DataFrame({"x": [1.0, 2.0, None, 8.0], "n_gold": [1, 1, 1, 1]})
+    reg = _registry(("len", pl.col("x").len()), ("count", pl.col("x").count()),
+                    ("shifted_len", pl.col("x").shift(1).len()))
+    weighted = compile_metrics(reg, frame)
+    assert weighted.names == ["len", "count", "shifted_len"]
+    draws = np.array([[2, 0, 1, 1]], dtype=np.float32)
+    drawn = reg.compute(frame[[0, 0, 2, 3]])
+    assert drawn == {"len": 4, "count": 3, "shifted_len": 4}
+    assert replicate_values(weighted, draws, weighted.sample_matrix(frame)).tolist() == [[4.0, 3.0, 4.0]]
+
+
+def test_a_window_node_is_refused_inside_and_outside_an_aggregation() -> None:
+    """``over()`` as Polars 1.x serializes it (a ``Window`` node; Polars 2 writes ``Over``, refused by the
+    row-wise check instead)."""
+    window = {"Window": {"function": {"Agg": {"Mean": {"Column": "x"}}}, "partition_by": [{"Column": "g"}]}}
+    with pytest.raises(NotResampled, match="^window inside a per-sample expression$"):
+        _row_expr({"BinaryExpr": {"left": {"Column": "x"}, "op": "Minus", "right": window}})
+    with pytest.raises(NotResampled, match="^a per-sample column outside an aggregation$"):
+        Rewriter().rewrite({"Window": {**window["Window"], "partition_by": []}})  # refused as a window, not for g
+
+
 def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
     frame = pl.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "n_gold": [1, 1, 1, 1]})
     reg = _registry(("largest", pl.col("x").max()), ("shifted", pl.col("x").shift(1).sum()),
-                    ("ranked", (pl.col("x").rank() * pl.col("x")).sum()), ("fine", pl.col("x").sum()))
+                    ("ranked", (pl.col("x").rank() * pl.col("x")).sum()), ("fine", pl.col("x").sum()),
+                    ("bare", pl.col("x").sum() + pl.col("x")))
     weighted = compile_metrics(reg, frame)
     assert weighted.names == ["fine"]
+    assert weighted.not_resampled["bare"] == "a per-sample column outside an aggregation"
     assert weighted.not_resampled["largest"] == "aggregation max has no weighted form"
     assert weighted.not_resampled["shifted"] == "a per-sample part depends on other samples"
     assert weighted.not_resampled["ranked"] == "a per-sample part depends on other samples"
