@@ -49,7 +49,7 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "stats/bootstrap": (*WEIGHTED, "tests/test_reliability_bootstrap_memory.py"),
     "stats/sums": WEIGHTED,
     "stats/leaves": WEIGHTED,
-    "stats/compile": WEIGHTED,
+    "stats/compile": (*WEIGHTED, "tests/test_reliability_bootstrap_memory.py"),  # _columns_read tested there
     "stats/weighted": WEIGHTED,
     "stats/agreement": ("tests/test_compare_agreement.py",),
     "metrics/exprs": ("tests/test_metrics_exprs.py", "tests/test_registry.py"),  # transitions, transition_counts

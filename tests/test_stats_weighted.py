@@ -396,6 +396,24 @@ def test_a_window_node_is_refused_inside_and_outside_an_aggregation() -> None:
         Rewriter().rewrite({"Window": {**window["Window"], "partition_by": []}})  # refused as a window, not for g
 
 
+def test_a_part_that_is_not_row_wise_at_all_is_found_one_leaf_at_a_time() -> None:
+    """x.unique() has 3 rows where the table has 4, so the two row-wise leaves cannot be computed side by side: each is
+    checked on its own, and only the sum of x itself is resampled. Only the metrics asked for are compiled;
+    a run-level metric and a text column are reported, whatever their place."""
+    frame = pl.DataFrame({"x": [1.0, 1.0, 2.0, 3.0], "n_gold": [1, 1, 1, 1]})
+    reg = _registry(("uniq", pl.col("x").unique().sum()), ("fine", pl.col("x").sum()))
+    reg.add(Metric("run", "run", "run", "run", None, requires_gold=False, run_level=lambda table, context: 1.0))
+    reg.add(Metric("text", "text", "text", "text", pl.lit("v").first(), kind="str", requires_gold=False))
+    reg.add(Metric("last", "last", "last", "last", pl.len(), requires_gold=False))  # no row-wise part
+    weighted = compile_metrics(reg, frame)
+    assert weighted.names == ["fine", "last"]
+    assert weighted.not_resampled == {"uniq": "a per-sample part depends on other samples",
+                                      "run": "run-level metric (not an expression over samples)",
+                                      "text": "text column (no number to resample)"}
+    asked = compile_metrics(reg, frame, ["fine"])
+    assert asked.names == ["fine"] and asked.not_resampled == {}
+
+
 def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
     frame = pl.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "n_gold": [1, 1, 1, 1]})
     reg = _registry(("largest", pl.col("x").max()), ("shifted", pl.col("x").shift(1).sum()),
