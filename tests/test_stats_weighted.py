@@ -412,15 +412,34 @@ def test_a_part_that_is_not_row_wise_at_all_is_found_one_leaf_at_a_time() -> Non
                                       "text": "text column (no number to resample)"}
     asked = compile_metrics(reg, frame, ["fine"])
     assert asked.names == ["fine"] and asked.not_resampled == {}
+    assert compile_metrics(reg, frame, ["run"]).names == []  # nothing to compile
+
+
+def test_replicates_of_integer_aggregations_are_integers() -> None:
+    """1,000 counts below 20,000 (n·max > 2**24: summed centred in float32, off by a little): the leaves of
+    sum, count and len keep the aggregation's integer type, so each replicate is a whole number, within 1 of
+    the exact sum."""
+    counts = np.random.default_rng(0).integers(0, 20_000, 1000)
+    frame = pl.DataFrame({"k": counts, "n_gold": 1})
+    reg = _registry(("sum", pl.col("k").sum()), ("count", pl.col("k").filter(pl.col("k") > 100).count()),
+                    ("len", pl.len() * 1))
+    weighted = compile_metrics(reg, frame)
+    assert weighted.names == ["sum", "count", "len"]
+    draws = draw_counts(1000, 5, seed=3)
+    got = replicate_values(weighted, draws, weighted.sample_matrix(frame))
+    assert (got == np.rint(got)).all() and (got[:, 2] == 1000).all()
+    assert np.abs(got[:, 0] - draws.astype(np.float64) @ counts).max() <= 1
+    assert np.array_equal(got[:, 1], draws.astype(np.float64) @ (counts > 100))
 
 
 def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
     frame = pl.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "n_gold": [1, 1, 1, 1]})
     reg = _registry(("largest", pl.col("x").max()), ("shifted", pl.col("x").shift(1).sum()),
                     ("ranked", (pl.col("x").rank() * pl.col("x")).sum()), ("fine", pl.col("x").sum()),
-                    ("bare", pl.col("x").sum() + pl.col("x")))
+                    ("bare", pl.col("x").sum() + pl.col("x")), ("filtered_len", pl.col("x").filter(pl.col("x") > 1).len()))
     weighted = compile_metrics(reg, frame)
     assert weighted.names == ["fine"]
+    assert weighted.not_resampled["filtered_len"] == "the weighted form does not reproduce the metric"  # len() is Σw
     assert weighted.not_resampled["bare"] == "a per-sample column outside an aggregation"
     assert weighted.not_resampled["largest"] == "aggregation max has no weighted form"
     assert weighted.not_resampled["shifted"] == "a per-sample part depends on other samples"
