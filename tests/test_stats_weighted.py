@@ -23,7 +23,7 @@ from aggregator.stats.bootstrap import (
     replicate_values,
     weighted_sums,
 )
-from aggregator.stats.compile import compile_metrics
+from aggregator.stats.compile import _same, compile_metrics
 from aggregator.stats.leaves import Leaf, NotResampled, Rewriter, _row_expr
 from aggregator.stats.sums import ColumnSums, Rounding, leaf_spread, spread_rounding
 from tests.conftest import RUNS
@@ -430,6 +430,12 @@ def test_replicates_of_integer_aggregations_are_integers() -> None:
     assert (got == np.rint(got)).all() and (got[:, 2] == 1000).all()
     assert np.abs(got[:, 0] - draws.astype(np.float64) @ counts).max() <= 1
     assert np.array_equal(got[:, 1], draws.astype(np.float64) @ (counts > 100))
+
+
+def test_a_compiled_value_is_the_metrics_within_1e9_relative_or_absolute_below_1() -> None:
+    assert _same(None, float("nan")) and not _same(None, 1.0) and not _same(1.0, float("nan"))
+    assert _same(1.0, 1.0 + 0.5e-9) and not _same(1.0, 1.0 + 1.5e-9) and not _same(0.5, 0.5 + 1.5e-9)
+    assert _same(1e6, 1e6 + 5e-4) and not _same(1e6, 1e6 + 2e-3)
 
 
 def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
