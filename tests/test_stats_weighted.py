@@ -438,6 +438,21 @@ def test_a_compiled_value_is_the_metrics_within_1e9_relative_or_absolute_below_1
     assert _same(1e6, 1e6 + 5e-4) and not _same(1e6, 1e6 + 2e-3)
 
 
+def test_spreads_are_summed_about_the_mean_so_values_far_from_zero_keep_them() -> None:
+    """x = 10⁸ + (1, 2, 3, 4): var (ddof 1) 5/3, std √(5/3) of the whole run (all weights 1, float64 sums).
+    Uncentred, Σx² ≈ 4·10¹⁶ would cancel to within its rounding (4 at that size) and lose the spread."""
+    frame = pl.DataFrame({"x": [1e8 + 1, 1e8 + 2, 1e8 + 3, 1e8 + 4], "n_gold": 1})
+    weighted = compile_metrics(_registry(("var", pl.col("x").var()), ("std", pl.col("x").std())), frame)
+    got = replicate_values(weighted, np.ones((1, 4), dtype=np.float32), weighted.sample_matrix(frame), precise=True)
+    assert got[0].tolist() == pytest.approx([5 / 3, (5 / 3) ** 0.5], rel=1e-9)
+
+
+def test_no_leaf_no_sample_column() -> None:
+    frame = pl.DataFrame({"x": [1.0, 2.0], "n_gold": 1})
+    weighted = compile_metrics(_registry(("largest", pl.col("x").max())), frame)
+    assert weighted.names == [] and weighted.sample_matrix(frame).shape == (2, 0)
+
+
 def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
     frame = pl.DataFrame({"x": [1.0, 2.0, 4.0, 8.0], "n_gold": [1, 1, 1, 1]})
     reg = _registry(("largest", pl.col("x").max()), ("shifted", pl.col("x").shift(1).sum()),
