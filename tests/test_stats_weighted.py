@@ -21,6 +21,7 @@ from aggregator.stats.bootstrap import (
     iter_draws,
     percentile_interval,
     replicate_values,
+    replicates_and_fixed,
     weighted_sums,
 )
 from aggregator.stats.compile import _same, compile_metrics
@@ -451,6 +452,37 @@ def test_no_leaf_no_sample_column() -> None:
     frame = pl.DataFrame({"x": [1.0, 2.0], "n_gold": 1})
     weighted = compile_metrics(_registry(("largest", pl.col("x").max())), frame)
     assert weighted.names == [] and weighted.sample_matrix(frame).shape == (2, 0)
+
+
+def test_metrics_whose_leaves_do_not_vary_are_fixed_and_follow_their_own_values() -> None:
+    """c is 5 in every sample, so sum(c) is the same in every resample (fixed) and sum(x) is not; a fixed
+    value is kept for the next call with the same leaves only (70 calls with c = 0..69, more than the 64
+    kept). Sums given as a bare array are plain float64 sums."""
+    frame = pl.DataFrame({"x": [1.0, 2.0, 4.0], "c": [5.0, 5.0, 5.0], "n_gold": 1})
+    weighted = compile_metrics(_registry(("x", pl.col("x").sum()), ("c", pl.col("c").sum())), frame)
+    draws = np.array([[3, 0, 0], [0, 1, 2]], dtype=np.float32)
+    values, fixed = replicates_and_fixed(weighted, draws, weighted.sample_matrix(frame))
+    assert values.tolist() == [[3.0, 15.0], [10.0, 15.0]] and fixed.tolist() == [False, True]
+    for c in range(70):
+        other = frame.with_columns(pl.lit(float(c)).alias("c"))
+        assert replicate_values(weighted, draws, weighted.sample_matrix(other))[:, 1].tolist() == [3.0 * c] * 2
+    assert weighted.evaluate(np.array([[1.0, 2.0], [3.0, 2.0]])).tolist() == [[1.0, 2.0], [3.0, 2.0]]
+
+
+def test_a_mean_with_no_value_drawn_is_blank_without_a_warning() -> None:
+    """x = 0.1, null, 0.2, null: a resample of the two nulls has no value (its float32 values sum, centred on
+    0.075, comes back as a rounding residue, not 0); the other one's mean is 0.15; the spread of equal
+    resamples (every one drawing sample 0 only) is 0."""
+    frame = pl.DataFrame({"x": [0.1, None, 0.2, None], "k": [1, None, 2, None], "n_gold": 1})  # k: summed exactly, 0/0
+    weighted = compile_metrics(_registry(("mean", pl.col("x").mean()), ("var", pl.col("x").var(ddof=0)),
+                                         ("mean_k", pl.col("k").mean())), frame)
+    draws = np.array([[0, 2, 0, 2], [2, 0, 2, 0]], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = replicate_values(weighted, draws, weighted.sample_matrix(frame))
+        same = replicate_values(weighted, np.array([[4, 0, 0, 0]] * 2, dtype=np.float32), weighted.sample_matrix(frame))
+    assert np.isnan(got[0]).all() and got[1].tolist() == pytest.approx([0.15, 0.0025, 1.5], rel=1e-6)
+    assert same[:, 1].tolist() == [0.0, 0.0]
 
 
 def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
