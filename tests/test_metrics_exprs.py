@@ -29,6 +29,7 @@ def test_count_is_the_number_of_samples_where_the_condition_holds_as_int64() -> 
 @pytest.mark.parametrize(("tp", "fp", "fn", "f1"), [
     ([1, 0], [1, 0], [0, 0], 2 / 3),  # sums 1, 1, 0: P 1/2, R 1, F1 2·(1/2)/(3/2)
     ([0, 0], [0, 1], [0, 0], 0.0),    # a prediction and nothing right: 0, not blank
+    ([0, 0], [0, 0], [2, 1], 0.0),    # gold and nothing predicted: 0, not blank
     ([2, 1], [1, 0], [0, 3], 0.6),    # sums 3, 1, 3: P 3/4, R 1/2, F1 2·(3/8)/(5/4)
     ([0, 0], [0, 0], [0, 0], None),   # nothing predicted, nothing gold: blank
 ])
