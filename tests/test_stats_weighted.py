@@ -371,6 +371,8 @@ def test_a_part_that_reads_other_rows_inside_an_aggregation_is_refused_by_name()
     weighted = compile_metrics(_registry(*inside.items(), ("kept", pl.col("x").filter(pl.col("g")).mean())), frame)
     assert weighted.names == ["kept"]
     assert weighted.not_resampled == {name: f"{name} inside a per-sample expression" for name in inside}
+    listed = compile_metrics(_registry(("listed", pl.max_horizontal(pl.col("x"), pl.col("x").sort()).sum())), frame)
+    assert listed.not_resampled == {"listed": "sort inside a per-sample expression"}  # one of a function's inputs
 
 
 def test_len_counts_every_drawn_row_and_count_the_drawn_values() -> None:
