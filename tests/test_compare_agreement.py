@@ -43,6 +43,34 @@ def test_hand_worked_example() -> None:
     assert got["observed_agreement"] == pytest.approx(2 / 3)
 
 
+def test_one_item_and_no_item() -> None:
+    # One item (KEEP, KEEP, DROP): squares 2² + 1² = 5, P̄ = (5 − 3) / 6 = 1/3; p = (2/3, 1/3), P_e = 5/9,
+    # κ = (1/3 − 5/9) / (4/9) = −1/2; Krippendorff: D_o = (9 − 5) / 2 / 3 = 2/3, D_e = (9 − 5) / 6 = 2/3, α = 0.
+    got = ours([[["KEEP", "KEEP", "DROP"]]])
+    assert got["observed_agreement"] == pytest.approx(1 / 3)
+    assert got["fleiss_kappa"] == pytest.approx(-0.5) and got["krippendorff_alpha"] == pytest.approx(0.0)
+    assert ours([[]]) == {"fleiss_kappa": None, "krippendorff_alpha": None, "observed_agreement": None}
+
+
+def test_samples_without_labels_count_no_item() -> None:
+    table = pl.DataFrame({"labels": [None, "[]", json.dumps([["KEEP", "DROP", "DROP"]])]})
+    stats = sample_stats(table, "labels")
+    assert stats.get_column("items").to_list() == [0, 0, 1] and stats.get_column("squares").to_list() == [0, 0, 5]
+    assert stats.get_column("c_DROP").to_list() == [0, 0, 2]
+
+
+def test_the_agreement_metrics_need_no_gold_and_are_better_higher() -> None:
+    registry = agreement_registry()
+    assert [(m.name, m.label, m.higher_is_better) for m in registry] == [
+        ("fleiss_kappa", "Fleiss' κ", True), ("krippendorff_alpha", "Krippendorff's α (nominal)", True),
+        ("observed_agreement", "Observed agreement (P̄)", True)]
+    assert all(m.meaning == f"{m.label} of review agents A, B, C" and m.formula == "see aggregator.stats.agreement"
+               for m in registry)
+    table = sample_stats(pl.DataFrame({"labels": [json.dumps([["KEEP", "KEEP", "KEEP"], ["KEEP", "DROP", "DROP"]])]}),
+                         "labels")
+    assert registry.compute(table.with_columns(pl.lit(0).alias("n_gold")))["fleiss_kappa"] == pytest.approx(0.25)
+
+
 label = st.sampled_from(CATEGORIES[:4])
 samples = st.lists(st.lists(st.lists(label, min_size=3, max_size=3), min_size=1, max_size=4), min_size=2, max_size=12)
 

@@ -53,6 +53,7 @@ def test_the_row_wise_check_draws_only_the_columns_it_reads() -> None:
     table = pl.DataFrame({"a": [1, 2, 3], "b": [True, False, True], "wide": ["x" * 100] * 3})
     assert _columns_read(table, [pl.col("a") * 2, pl.when(pl.col("b")).then(1)]).columns == ["a", "b"]
     assert _columns_read(table, [pl.all().first()]).columns == table.columns  # names not known beforehand
+    assert _columns_read(table, [pl.col("a"), pl.all().first()]).columns == table.columns  # some of them
 
 
 def test_stacked_columns_let_go_of_the_sample_matrix_and_give_the_same_replicates() -> None:

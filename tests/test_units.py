@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,9 @@ from aggregator.units.projection import (
     surface_key,
     surface_units,
 )
+from aggregator.units.sample_counts import COLUMN_NAMES, Column, _count_columns, input_text, sample_counts
+from scorecards.record import SampleRecord
+from scorecards.schema import Meta, Row
 from scorecards.tuples import EvalTuple
 from tests.scorecard_rows import evaluate_rows, item, row
 
@@ -205,3 +209,64 @@ def test_a_ref_copies_the_term_when_equal_once_normalized_as_a_term() -> None:
 def test_a_tuple_is_explicit_when_its_surface_key_is_not_empty() -> None:
     assert is_explicit(EvalTuple("본품#품질", "향", "positive")) and is_explicit(EvalTuple("", "Battery", "negative"))
     assert not is_explicit(EvalTuple("본품#품질", "", "positive")) and not is_explicit(EvalTuple("본품#품질", " ", "neutral"))
+
+
+# --- sample_counts: the per-sample row, column by column ------------------------------------------------
+
+
+def record(gold: Iterable[EvalTuple] = (), stage1: Iterable[EvalTuple] = (), final: Iterable[EvalTuple] = (),
+           decoded: Any = None) -> SampleRecord:
+    return SampleRecord("r", "k", "", None, 1, frozenset(gold), frozenset(stage1), frozenset(final), "stage1_tuples",
+                        "final_tuples", 0, 0, 0, 0, row=decoded)
+
+
+def counts_of(rec: SampleRecord) -> dict[str, object]:
+    values = sample_counts(rec)
+    assert len(values) == len(COLUMN_NAMES)
+    return dict(zip(COLUMN_NAMES, values, strict=True))
+
+
+def test_count_columns_are_tp_fp_fn_integers_named_after_the_prefix() -> None:
+    assert _count_columns("refpol_s2", "S2 under refpol") == [
+        Column("refpol_s2_tp", "int", "true positives of S2 under refpol"),
+        Column("refpol_s2_fp", "int", "false positives of S2 under refpol"),
+        Column("refpol_s2_fn", "int", "false negatives of S2 under refpol"),
+    ]
+
+
+def test_implicit_gold_polarities_against_the_final_polarities() -> None:
+    """Gold implicit polarities {positive, neutral} (the explicit negative is not one); final polarities
+    {negative, positive} (mixed is not a basic polarity): tp 1 (positive), fp 1 (negative), fn 1 (neutral)."""
+    gold = [t("본품#품질", "", "positive"), t("본품#가격", "값", "negative"), t("본품#일반", "", "neutral")]
+    final = [t("본품#품질", "값", "negative"), t("본품#품질", "", "positive"), t("본품#일반", "향", "mixed")]
+    c = counts_of(record(gold, final=final))
+    assert c["implicit_eligible"] is True
+    assert (c["implicit_polarity_tp"], c["implicit_polarity_fp"], c["implicit_polarity_fn"]) == (1, 1, 1)
+    assert (c["n_gold"], c["n_gold_explicit"], c["n_gold_implicit"]) == (3, 1, 2)
+    assert (c["n_s2"], c["s2_term_empty"]) == (3, 1)
+
+
+def test_no_implicit_gold_is_not_eligible_and_counts_nothing() -> None:
+    final = [t("본품#품질", "", "positive"), t("본품#가격", "값", "negative")]
+    for gold in ([t("본품#가격", "값", "negative")], [t("본품#품질", "", "mixed")]):
+        c = counts_of(record(gold, final=final))
+        assert c["implicit_eligible"] is False
+        assert (c["implicit_polarity_tp"], c["implicit_polarity_fp"], c["implicit_polarity_fn"]) == (0, 0, 0)
+
+
+def test_ref_statistics_count_filled_valid_and_copied_refs_per_stage() -> None:
+    """S1: refs 본품#품질 (valid), 향 (copies its term 향), "" (not filled); S2: 본품#가격 (valid), 값 (copies 값)
+    and an implicit tuple with the valid 본품#일반."""
+    stage1 = [t("본품#품질", "향"), t("향", "향"), t("", "맛")]
+    final = [t("본품#가격", "값"), t("값", "값", "negative"), t("본품#일반", "")]
+    c = counts_of(record(stage1=stage1, final=final))
+    assert (c["s1_ref_filled"], c["s1_ref_valid"], c["s1_ref_copies_term"]) == (2, 1, 1)
+    assert (c["s2_ref_filled"], c["s2_ref_valid"], c["s2_ref_copies_term"]) == (3, 2, 1)
+    assert c["s2_term_empty"] == 1
+
+
+def test_input_text_is_the_rows_meta_input_text_when_a_string() -> None:
+    assert input_text(record(decoded=Row(meta=Meta(input_text="향이 좋아요")))) == "향이 좋아요"
+    assert counts_of(record(decoded=Row(meta=Meta(input_text="향이 좋아요"))))["input_text"] == "향이 좋아요"
+    for decoded in (Row(meta=Meta(input_text=5)), Row(meta=Meta()), Row(meta=None), None):  # None: once evaluated
+        assert input_text(record(decoded=decoded)) == ""
