@@ -32,7 +32,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--run-slow", action="store_true", help="run larger fuzz budgets and long inputs")
 
 
+LONGEST_FIRST = ("test_benchmarks", "test_report_browser", "test_compare_simulation", "test_compare_reuse",
+                 "test_reliability_fuzz", "test_compare_cli", "test_run_command", "test_compare_properties",
+                 "test_reliability_names", "test_compare_options", "test_reliability_outputs", "test_output_digests")
+"""The test files whose tests take longest (``--durations``), started first: the two workers then end
+on short tests and finish together (xdist hands out tests in collection order)."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))
     if config.getoption("--run-slow"):
         return
     skip = pytest.mark.skip(reason="slow: use --run-slow")
