@@ -24,12 +24,12 @@ class ForkServer:
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
         self._server: subprocess.Popen[bytes] | None = None
+        atexit.register(self.close)
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._server is None or self._server.poll() is not None:
             self._server = subprocess.Popen([sys.executable, "-m", "tests.fork_server"], stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent)
-            atexit.register(self.close)
         return self._server
 
     def close(self) -> None:

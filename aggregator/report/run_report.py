@@ -27,7 +27,6 @@ from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.version import __version__
 
 if TYPE_CHECKING:
-
     from aggregator.metrics.values import MetricValue
     from aggregator.run.pipeline import RunEvaluation
     from aggregator.units.lead import Lead
