@@ -169,3 +169,25 @@ def test_the_row_shortcuts_give_what_classifying_every_unit_and_stage_gives(
             expected += counted.values()
         expected.append(",".join(moved.changes) or None)
     assert row(RowInput(record, dict(zip(COLUMN_NAMES, sample_counts(record))))) == tuple(expected)
+
+
+SCORES = st.sampled_from([None, None, 0.0, 0.4, 0.5, 0.9])
+
+
+@FAST
+@given(data=st.data(), single_gold=st.booleans(), others=st.integers(1, 5))
+def test_one_side_pairs_as_the_full_ladder_does(data: st.DataObject, single_gold: bool, others: int) -> None:
+    """With one gold item or one prediction left, the shortcut makes the pair the class-by-class
+    maximum matching makes (relations drawn at random, ties included)."""
+    from aggregator.units.error_classes import PAIRED, _ladder, _one_side
+
+    n, m = (1, others) if single_gold else (others, 1)
+    table = data.draw(st.lists(st.lists(st.tuples(*[SCORES] * len(PAIRED)), min_size=m, max_size=m),
+                               min_size=n, max_size=n))
+
+    def relate(g: int, p: int) -> tuple[float | None, ...]:
+        return table[g][p]
+
+    left_gold, left_pred = list(range(n)), list(range(m))
+    args = (left_gold, left_pred, left_gold, left_pred, PAIRED, relate)
+    assert _one_side(*args) == _ladder(*args)

@@ -20,13 +20,14 @@ Metrics, over samples with gold (blank when no sample has gold):
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.units.error_anatomy import UNIT_CLASSES, classify, counts, gold_side, transitions, unit_items
 from aggregator.units.error_classes import EXACT, PAIRED, SPURIOUS
-from aggregator.units.sample_counts import STAGES, Column
+from aggregator.units.sample_counts import COLUMN_NAMES, STAGES, Column
 
 if TYPE_CHECKING:
     import polars as pl
@@ -76,11 +77,11 @@ COLUMNS = _columns()
 
 
 def row(inp: RowInput) -> tuple[object, ...]:
-    record, values = inp.record, inp.values
+    record, core = inp.record, inp.core
     out: list[object] = []
     same = record.final == record.stage1
     for unit in UNITS:
-        first_tp, first_fp, fn, final_tp, final_fp = (values[name] for name in _CORE[unit])
+        first_tp, first_fp, fn, final_tp, final_fp = _CORE_AT[unit](core)
         if first_tp + first_fp + final_tp + final_fp == 0:  # no predicted pair at either stage: all gold missed
             out += _ZEROS[unit]
             out += (0, fn)
@@ -107,6 +108,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
 _CORE = {unit: (f"{unit}_s1_tp", f"{unit}_s1_fp", f"{unit}_s1_fn", f"{unit}_s2_tp", f"{unit}_s2_fp") for unit in UNITS}
 """The core counts a row reads (:mod:`aggregator.units.sample_counts`): with no predicted pair at either
 stage, every gold pair is missed at both (fn) and nothing is classified."""
+_CORE_AT = {unit: itemgetter(*(COLUMN_NAMES.index(name) for name in names)) for unit, names in _CORE.items()}
 
 
 def _counts(unit: str, gold: list[Item], pred: list[Item]) -> list[int]:

@@ -18,7 +18,7 @@ Leaving a family out drops its decode, its per-sample columns and its CSV column
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,15 +36,26 @@ class RowInput:
 
     ``record``: the typed tuples and identity (:class:`~scorecards.record.SampleRecord`);
     ``row``: the decoded row (every family's fields in force); ``values``: the per-sample
-    values already computed for this sample by the core and by earlier families, by column name.
+    values already computed for this sample by the core and by earlier families, by column name;
+    ``core``: the core's values alone, in :data:`~aggregator.units.sample_counts.COLUMNS` order
+    (read by position where a family reads many of them; computed here when not given).
     """
 
-    __slots__ = ("record", "row", "values")
+    __slots__ = ("record", "row", "values", "_core")
 
-    def __init__(self, record: SampleRecord, values: Mapping[str, Any]) -> None:
+    def __init__(self, record: SampleRecord, values: Mapping[str, Any], core: Sequence[object] | None = None) -> None:
         self.record = record
         self.row: Any = record.row
         self.values = values
+        self._core = core
+
+    @property
+    def core(self) -> Sequence[object]:
+        if self._core is None:
+            from aggregator.units.sample_counts import sample_counts
+
+            self._core = sample_counts(self.record)
+        return self._core
 
 
 @dataclass(frozen=True)

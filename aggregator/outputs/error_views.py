@@ -16,6 +16,7 @@ from aggregator.units.sample_marks import tuples_of
 
 if TYPE_CHECKING:
     from aggregator.units.error_anatomy import Item
+    from aggregator.units.error_classes import Assignment
 
 EXAMPLES = 3
 MAX_TEXT = 200
@@ -59,24 +60,32 @@ class Example(NamedTuple):
     pred: str | None
 
 
-def examples(table: pl.DataFrame, unit: str, cls: str, limit: int = EXAMPLES) -> list[Example]:
-    """The first ``limit`` samples with gold (table order) with a ``cls`` error under ``unit`` at the
-    final stage, one example each."""
-    chosen = table.filter(pl.col("has_gold") & (pl.col(f"err_{unit}_s2_{cls}") > 0)).head(limit)
-    out = []
-    for key, text, gold_text, final_text in chosen.select(
-            "sample_key", "input_text", "gold_tuples", "final_tuples").iter_rows():
-        gold, pred = unit_items(unit, tuples_of(gold_text)), unit_items(unit, tuples_of(final_text))
-        found = classify(unit, gold, pred)
-        text = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
-        if cls == SPURIOUS:
-            j = found.pred.index(cls)
-            out.append(Example(key, text, None, item_text(pred[j], unit)))
-            continue
-        i = found.gold.index(cls)
-        partner = found.partner[i]
-        out.append(Example(key, text, item_text(gold[i], unit), None if partner is None else item_text(pred[partner], unit)))
-    return out
+def examples(table: pl.DataFrame, unit: str, limit: int = EXAMPLES) -> dict[str, list[Example]]:
+    """Per class of ``unit``: the first ``limit`` samples with gold (table order) with an error of the
+    class at the final stage, one example each. One query finds the rows of every class; a sample
+    that shows several classes is classified once."""
+    classes = UNIT_CLASSES[unit]
+    found = table.select(
+        (pl.col("has_gold") & (pl.col(f"err_{unit}_s2_{c}") > 0)).arg_true().head(limit).implode().alias(c)
+        for c in classes).row(0)
+    wanted = sorted({i for rows in found for i in rows})
+    chosen = table[wanted].select("sample_key", "input_text", "gold_tuples", "final_tuples").iter_rows()
+    classified = {i: _classified(unit, *row) for i, row in zip(wanted, chosen)}
+    return {cls: [_example(cls, unit, *classified[i]) for i in rows] for cls, rows in zip(classes, found)}
+
+
+def _classified(unit: str, key: str, text: str, gold_text: str, final_text: str) -> tuple[str, str, list[Item], list[Item], Assignment]:
+    gold, pred = unit_items(unit, tuples_of(gold_text)), unit_items(unit, tuples_of(final_text))
+    text = text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "…"
+    return key, text, gold, pred, classify(unit, gold, pred)
+
+
+def _example(cls: str, unit: str, key: str, text: str, gold: list[Item], pred: list[Item], found: Assignment) -> Example:
+    if cls == SPURIOUS:
+        return Example(key, text, None, item_text(pred[found.pred.index(cls)], unit))
+    i = found.gold.index(cls)
+    partner = found.partner[i]
+    return Example(key, text, item_text(gold[i], unit), None if partner is None else item_text(pred[partner], unit))
 
 
 def units_shown(table: pl.DataFrame) -> tuple[str, ...]:

@@ -79,8 +79,8 @@ def _changes_line(table: pl.DataFrame, unit: str) -> str:
 def _examples(table: pl.DataFrame, unit: str) -> list[str]:
     """One line per example; every text from the input as escaped prose (:func:`~aggregator.text.md_text`)."""
     lines = []
-    for cls in UNIT_CLASSES[unit]:
-        for ex in examples(table, unit, cls):
+    for cls, found in examples(table, unit).items():
+        for ex in found:
             sides = [f"gold {md_text(ex.gold)}" if ex.gold else "", f"final {md_text(ex.pred)}" if ex.pred else ""]
             sentence = f" — {md_text(ex.text)}" if ex.text else ""
             lines.append(f"- **{cls}** · sample {md_text(ex.sample_key)}: " + " ↔ ".join(s for s in sides if s) + sentence)

@@ -129,7 +129,7 @@ class SampleEvaluator:
         if not plan:
             return core
         row = list(core)
-        inp = RowInput(record, RowValues(row, _positions(self.names)))
+        inp = RowInput(record, RowValues(row, _positions(self.names)), core)
         for compute in plan:
             row.extend(compute(inp))
         return tuple(row)

@@ -205,21 +205,23 @@ def transitions(unit: str, s1: Assignment, s2: Assignment, s1_pred: Sequence[Ite
     repaired, introduced = dict.fromkeys(classes, 0), dict.fromkeys(classes, 0)
     changed = dict.fromkeys(GOLD_SIDE[unit], 0)
     changes = []
-    for before, after in zip(s1.gold, s2.gold):
-        if before == after:
-            continue
-        if after == EXACT:
-            repaired[before] += 1
-        elif before == EXACT:
-            introduced[after] += 1
-        else:
-            changed[before] += 1
-            changes.append(f"{before}>{after}")
-    first = {p[:2]: c for p, c in zip(s1_pred, s1.pred) if c == SPURIOUS}
-    final = {p[:2]: c for p, c in zip(s2_pred, s2.pred) if c == SPURIOUS}
-    repaired[SPURIOUS] = sum(pair not in final for pair in first)
-    introduced[SPURIOUS] = sum(pair not in first for pair in final)
-    return Transitions(repaired, introduced, changed, sorted(changes))
+    if s1.gold != s2.gold:
+        for before, after in zip(s1.gold, s2.gold):
+            if before == after:
+                continue
+            if after == EXACT:
+                repaired[before] += 1
+            elif before == EXACT:
+                introduced[after] += 1
+            else:
+                changed[before] += 1
+                changes.append(f"{before}>{after}")
+        changes.sort()
+    first = {p[:2] for p, c in zip(s1_pred, s1.pred) if c == SPURIOUS} if SPURIOUS in s1.pred else set()
+    final = {p[:2] for p, c in zip(s2_pred, s2.pred) if c == SPURIOUS} if SPURIOUS in s2.pred else set()
+    repaired[SPURIOUS] = len(first - final)
+    introduced[SPURIOUS] = len(final - first)
+    return Transitions(repaired, introduced, changed, changes)
 
 
 def counts(unit: str, assignment: Assignment) -> list[int]:

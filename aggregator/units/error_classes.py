@@ -123,6 +123,20 @@ def assign(
     left_pred = [p for p, c in enumerate(pred_class) if c == SPURIOUS]
     if not left_gold or not left_pred:
         return Assignment(gold_class, pred_class, partner)
+    match = _one_side if len(left_gold) == 1 or len(left_pred) == 1 else _ladder
+    for (g, p), name in match(gold, pred, left_gold, left_pred, ladder, relate):
+        gold_class[g], pred_class[p], partner[g] = name, name, p
+    return Assignment(gold_class, pred_class, partner)
+
+
+Pairing = list[tuple[tuple[int, int], str]]
+"""((gold index, pred index), class) of each pair a ladder makes."""
+
+
+def _ladder(gold: Sequence[G], pred: Sequence[P], left_gold: list[int], left_pred: list[int],
+            ladder: Sequence[str], relate: Relate[G, P]) -> Pairing:
+    """The pairs of the items left after the exact matches: class by class, a best maximum matching
+    (:func:`_best_matching`) of the items still unpaired."""
     by_class: list[list[tuple[int, int, float]]] = [[] for _ in ladder]
     for g in left_gold:
         item = gold[g]
@@ -130,13 +144,34 @@ def assign(
             for k, score in enumerate(relate(item, pred[p])):
                 if score is not None:
                     by_class[k].append((g, p, score))
+    paired_gold: set[int] = set()
+    paired_pred: set[int] = set()
+    out: Pairing = []
     for name, edges in zip(ladder, by_class):
-        if not edges:
-            continue
-        edges = [e for e in edges if gold_class[e[0]] == MISSED and pred_class[e[1]] == SPURIOUS]
+        edges = [e for e in edges if e[0] not in paired_gold and e[1] not in paired_pred]
         for g, p in _best_matching(edges):
-            gold_class[g], pred_class[p], partner[g] = name, name, p
-    return Assignment(gold_class, pred_class, partner)
+            paired_gold.add(g)
+            paired_pred.add(p)
+            out.append(((g, p), name))
+    return out
+
+
+def _one_side(gold: Sequence[G], pred: Sequence[P], left_gold: list[int], left_pred: list[int],
+              ladder: Sequence[str], relate: Relate[G, P]) -> Pairing:
+    """:func:`_ladder` when one gold item or one prediction is left (at most one pair): the first class
+    of the ladder that joins any, its best score, the first item in sorted order on ties (what
+    :func:`_best_matching` gives for one row or one column), without building the edge lists."""
+    scored = [((g, p), relate(gold[g], pred[p])) for g in left_gold for p in left_pred]
+    for k, name in enumerate(ladder):
+        best: float | None = None
+        chosen = scored[0][0]
+        for pair, scores in scored:  # in sorted order: a strictly higher score replaces the first found
+            score = scores[k]
+            if score is not None and (best is None or score > best):
+                best, chosen = score, pair
+        if best is not None:
+            return [(chosen, name)]
+    return []
 
 
 def _best_matching(edges: list[tuple[int, int, float]]) -> list[tuple[int, int]]:
