@@ -102,7 +102,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="write the compare reuse section of RESULTS.md")
     args = parser.parse_args()
 
-    from aggregator.compare.reuse import file_sha256
+    from aggregator.compare.reuse import file_blake3
     from aggregator.compare.runs import load_runs
 
     root = args.data_dir / f"{args.conditions}x{args.seeds}x{args.rows}"
@@ -139,8 +139,8 @@ def main() -> None:
     loaded: list[object] = []
     rows.append(timed("reading the runs (load_runs, every run reused)",
                       lambda: loaded.append(sum(r.reused for r in load_runs(runs))), args.repeat))
-    rows.append(timed("of which: SHA-256 of every input (one thread)",
-                      lambda: [file_sha256(r / "scorecards.jsonl") for r in runs], args.repeat))
+    rows.append(timed("of which: BLAKE3 of every input (one thread)",
+                      lambda: [file_blake3(r / "scorecards.jsonl") for r in runs], args.repeat))
     if loaded and loaded[-1] != len(runs):
         raise SystemExit(f"only {loaded[-1]} of {len(runs)} runs were reused")
 

@@ -48,6 +48,7 @@ class ReadResult(Generic[T]):
     skipped: list[BadLine]
     workers: int
     sha256: str
+    blake3: str
     kept: Indices | None = None
     lines: array[int] = field(default_factory=lambda: array("q"))
 
@@ -131,4 +132,4 @@ def merge_chunks(
     if (len(kept) if kept is not None else len(ids) + len(lines)) == 0:
         detail = f" ({len(skipped)} bad lines skipped)" if skipped else ""
         raise InputError(f"{path}: no rows to aggregate{detail}")
-    return ReadResult(path, items, ids, rows, skipped, workers, scan.sha256, None if find_duplicates is None else kept, lines)
+    return ReadResult(path, items, ids, rows, skipped, workers, scan.sha256, scan.blake3, None if find_duplicates is None else kept, lines)

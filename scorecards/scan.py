@@ -1,4 +1,4 @@
-"""One pass over the whole input beside the decoders: its SHA-256 and its lines that are not UTF-8.
+"""One pass over the whole input beside the decoders: its SHA-256 and BLAKE3 digests and its lines that are not UTF-8.
 
 The decoders skip most of each line without looking at its bytes, so the UTF-8 rule of
 the contract (the whole line, also the parts no metric reads) is checked here, on the
@@ -10,6 +10,11 @@ wants: ``invalid UTF-8 at byte N``, N counted from the start of the line (after 
 byte-order mark on line 1). A compressed file is only hashed here (its compressed bytes): its
 decoder checks the UTF-8 rule as the decompressed stream passes (:class:`~scorecards.lines.Lines`),
 so it is decompressed once.
+
+Two digests of the same bytes: SHA-256 is the input's provenance in ``run_metadata.json`` (what
+``sha256sum`` prints); BLAKE3 (about 3.5× less CPU a byte here: 19.6 against 68.6 ms for 143 MB) is
+what ``aggregate compare`` computes again to prove a run's saved table was made from these bytes
+(:mod:`aggregator.compare.reuse`), where hashing every run's input is most of reading it.
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from scorecards.utf8 import utf8_error as utf8_error
 
 @dataclass
 class FileScan:
-    """SHA-256 of the file's bytes and its invalid lines, ``{line number: reason}`` (1-based)."""
+    """SHA-256 and BLAKE3 of the file's bytes and its invalid lines, ``{line number: reason}`` (1-based)."""
 
     sha256: str
+    blake3: str
     invalid: dict[int, str] = field(default_factory=dict)
 
 
@@ -93,18 +99,21 @@ def scan_file(path: str, *, first_only: bool = False) -> FileScan:
     """
     import hashlib  # here, in the reader's thread: not on the path to forking the decoders
 
-    digest = hashlib.sha256()
+    from blake3 import blake3
+
+    digest, fast = hashlib.sha256(), blake3(max_threads=1)
     valid = True
     if compression_of(path) is not None:
         with open(path, "rb") as raw:
             while block := raw.read(BLOCK):
                 digest.update(block)
+                fast.update(block)
     else:
         with open(path, "rb") as handle:
             fd = handle.fileno()
             for block in char_blocks(fd, os.fstat(fd).st_size):
                 digest.update(block)
+                fast.update(block)
                 valid = valid and is_utf8(block)
-    if valid:
-        return FileScan(digest.hexdigest())
-    return FileScan(digest.hexdigest(), invalid_lines(path, first_only=first_only))
+    invalid = {} if valid else invalid_lines(path, first_only=first_only)
+    return FileScan(digest.hexdigest(), fast.hexdigest(), invalid)

@@ -3,6 +3,7 @@ from the same bytes, code and settings (aggregator/compare/reuse.py); the compar
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -123,6 +124,13 @@ def _a_metric_is_edited(run: Path) -> None:
     _edit(run.joinpath(*OUTPUTS, METRICS_CSV), b",0.0,", b",1.0,")
 
 
+def _written_without_input_blake3(run: Path) -> None:
+    path = run.joinpath(*OUTPUTS, METADATA_JSON)
+    metadata = json.loads(path.read_bytes())
+    del metadata["reuse"]["input_blake3"]  # as an older version wrote it
+    path.write_text(json.dumps(metadata))
+
+
 def _the_metadata_is_gone(run: Path) -> None:
     run.joinpath(*OUTPUTS, METADATA_JSON).unlink()
 
@@ -151,6 +159,7 @@ CHANGES: dict[str, Callable[[Path], None]] = {
     "a side file appears": _a_side_file_appears,
     "per_sample.parquet rewritten": _the_table_is_rewritten,
     "structural_metrics.csv edited": _a_metric_is_edited,
+    "run_metadata.json without the input's BLAKE3": _written_without_input_blake3,
     "run_metadata.json missing": _the_metadata_is_gone,
     "run_metadata.json unreadable": _the_metadata_is_not_json,
 }

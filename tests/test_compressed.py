@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from blake3 import blake3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +56,7 @@ def test_a_compressed_run_gives_the_plain_files_byte_for_byte(plain: dict[str, b
         assert files[name] == plain[name], name
     metadata = json.loads(files["run_metadata.json"])
     assert metadata["input_sha256"] == hashlib.sha256(data).hexdigest()
+    assert metadata["reuse"]["input_blake3"] == blake3(data).hexdigest()
     assert metadata["input_path"].endswith(f"scorecards.jsonl.{suffix}")
 
 

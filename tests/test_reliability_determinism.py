@@ -1,7 +1,7 @@
 """Determinism: the same rows in any line order give byte-identical CSV, Markdown, Parquet and HTML.
 
 Only ``run_metadata.json`` differs, and only in what describes the input file and the clock:
-``input_sha256`` (the bytes differ), ``input_path`` and ``seconds``. A merged file, where one
+``input_sha256`` and the reuse record's ``input_blake3`` (the bytes differ), ``input_path`` and ``seconds``. A merged file, where one
 sample key appears once per run, is the case where ties must not fall back to file order.
 """
 
@@ -40,7 +40,10 @@ def outputs_of(lines: list[bytes], directory: Path) -> Files:
 def assert_same_but_input_facts(a: Files, b: Files) -> None:
     assert but_metadata(a) == but_metadata(b)
     meta_a, meta_b = json.loads(a[METADATA_JSON]), json.loads(b[METADATA_JSON])
-    assert {k for k in meta_a if meta_a[k] != meta_b[k]} <= INPUT_FACTS
+    assert {k for k in meta_a if meta_a[k] != meta_b[k]} <= INPUT_FACTS | {"reuse"}
+    for meta in (meta_a, meta_b):
+        del meta["reuse"]["input_blake3"]
+    assert meta_a["reuse"] == meta_b["reuse"]
 
 
 def check_any_order(merged: bool, seed: int) -> None:

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from blake3 import blake3
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -63,6 +64,7 @@ def check_scan(lines: list[bytes], block: int, bom: bool, crlf: bool) -> None:
     assert full.invalid == wanted
     assert first.invalid == dict(sorted(wanted.items())[:1])
     assert full.sha256 == hashlib.sha256(data).hexdigest()
+    assert full.blake3 == blake3(data).hexdigest()
 
 
 test_scan_names_the_lines_a_per_line_decode_rejects, test_scan_names_the_lines_slow = fuzz_budgets(
@@ -143,3 +145,4 @@ def test_python_has_the_last_word_when_the_fast_check_fails(tmp_path: Path, monk
     for first_only in (False, True):
         scan = scan_file(str(path), first_only=first_only)
         assert scan.invalid == {} and scan.sha256 == hashlib.sha256(data).hexdigest()
+        assert scan.blake3 == blake3(data).hexdigest()

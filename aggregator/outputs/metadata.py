@@ -61,6 +61,9 @@ class Reuse(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    input_blake3: str | None = Field(
+        None, description="BLAKE3 of the input file (the digest a comparison computes again; null: written by a version "
+                          "without it, never reused)")
     code_sha256: str = Field(description="SHA-256 of the tool's Python files (the code that computed the table)")
     policy_hash: str = Field(description="hash of the metric definitions in force (eval_policy_hash)")
     side_files_sha256: Frozen[str, str | None] = Field(

@@ -70,6 +70,7 @@ def reuse_key(evaluation: RunEvaluation, parquet: bytes, metrics: bytes) -> Reus
     registry = evaluation.registry
     exact = read_metrics_csv(metrics, registry) == evaluation.metrics
     return Reuse(
+        input_blake3=evaluation.input_blake3,
         code_sha256=code_sha256(),
         policy_hash=policy_hash(registry),
         side_files_sha256=evaluation.side_digests,

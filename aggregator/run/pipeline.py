@@ -36,6 +36,7 @@ class RunEvaluation:
 
     input_path: Path
     input_sha256: str
+    input_blake3: str
     table: pl.DataFrame
     metrics: dict[str, MetricValue]
     rows_read: int
@@ -138,6 +139,7 @@ def evaluate_run(
     return RunEvaluation(
         input_path=read.path,
         input_sha256=read.sha256,
+        input_blake3=read.blake3,
         table=table,
         metrics=metrics,
         rows_read=read.rows_read,
