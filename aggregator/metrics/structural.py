@@ -238,4 +238,9 @@ def build_registry(names: tuple[str, ...] | None = None) -> Registry:
     return reg
 
 
-STRUCTURAL = build_registry()
+def __getattr__(name: str) -> Registry:
+    """``STRUCTURAL``: every metric of the core and of every family, in CSV column order, built on
+    first use (a run of some families only never builds it)."""
+    if name == "STRUCTURAL":
+        return build_registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

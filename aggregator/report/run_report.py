@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from aggregator.metrics.exprs import transition_counts
-from aggregator.metrics.structural import STRUCTURAL, UNIT_LABELS
+from aggregator.metrics.structural import UNIT_LABELS
 from aggregator.outputs.cells import markdown_cell
 from aggregator.outputs.facts import Fact, run_facts
 from aggregator.report import charts
@@ -27,6 +27,7 @@ from aggregator.units.projection import TRANSITIONS, UNITS
 from aggregator.version import __version__
 
 if TYPE_CHECKING:
+    from aggregator.metrics.registry import Metric, Registry
     from aggregator.metrics.values import MetricValue
     from aggregator.run.pipeline import RunEvaluation
     from aggregator.units.lead import Lead
@@ -58,9 +59,10 @@ def _signed(value: object, better: bool | None) -> tuple[str, str]:
     return f"{value:+.4f}", tone
 
 
-def _cell(name: str, values: Mapping[str, MetricValue], marks: Marks) -> str:
+def _cell(metric: Metric, values: Mapping[str, MetricValue], marks: Marks) -> str:
     """A headline cell; a value a warning marks is greyed (no tone) and carries the marker."""
-    metric, value = STRUCTURAL[name], values.get(name)
+    name = metric.name
+    value = values.get(name)
     if name.startswith(("delta_f1", "net_gain")):
         text, tone = _signed(value, metric.higher_is_better)
     else:
@@ -70,16 +72,17 @@ def _cell(name: str, values: Mapping[str, MetricValue], marks: Marks) -> str:
     return f'<td class="{cls}">{marked(text, codes)}</td>'
 
 
-def headline_table(values: Mapping[str, MetricValue], counts: dict[str, dict[str, int]], marks: Marks, lead: Lead) -> str:
+def headline_table(registry: Registry, values: Mapping[str, MetricValue], counts: dict[str, dict[str, int]], marks: Marks,
+                   lead: Lead) -> str:
     """One row per unit: F1 S1, F1 final, ΔF1, fix/break rates, net gain and the fix/break counts;
     the lead unit's row is highlighted."""
     head = "".join(
-        f'<th class="num" title="{esc(STRUCTURAL[name].meaning + " = " + STRUCTURAL[name].formula)}">{esc(text)}</th>'
+        f'<th class="num" title="{esc(registry[name].meaning + " = " + registry[name].formula)}">{esc(text)}</th>'
         for name, text in HEADLINE_COLUMNS
     )
     rows = []
     for unit in UNITS:
-        cells = "".join(_cell(name + suffix(unit), values, marks) for name, _ in HEADLINE_COLUMNS)
+        cells = "".join(_cell(registry[name + suffix(unit)], values, marks) for name, _ in HEADLINE_COLUMNS)
         c = counts[unit]
         primary = ' class="primary"' if unit == lead.unit else ""
         rows.append(
@@ -191,7 +194,7 @@ def run_report(evaluation: RunEvaluation, facts: Sequence[Fact] | None = None) -
 <section id="headline">
   <h2>Headline</h2>
   {key_figures(values, marks, lead)}
-  {headline_table(values, counts, marks, lead)}
+  {headline_table(evaluation.registry, values, counts, marks, lead)}
   <p class="note">Means over the {esc(n_gold)} samples with gold. A sample is <em>correct</em> when its precision and
   recall are both 1 under the unit. Fix rate = fix / (fix + still); break rate = break / (break + keep);
   net gain = (fix − break) / N. N/A: undefined for this input. Hover a column for its definition.</p>
