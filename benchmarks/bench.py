@@ -126,6 +126,9 @@ def _tree_rss_kb(root: int) -> int:
     return total
 
 
+SMOKE = bool(os.environ.get("BENCH_SMOKE"))
+"""Set by the test suite's smoke runs of the scripts (tests/test_benchmarks.py): no untimed warm-up
+runs, memory sampled in the timed ones; numbers from such a run are never written down."""
 BASELINE = "(baseline) "
 """Prefix of the commands run with ``--baseline DIR``'s code."""
 
@@ -206,7 +209,7 @@ def interleaved(cmds: dict[str, list[str]], repeat: int) -> list[Timing]:
     memory sampled in its timed runs."""
     timings = {name: Timing(name) for name in cmds}
     for name, argv in cmds.items():
-        if name != "reference":
+        if name != "reference" and not SMOKE:
             _, _, tree, single = measure(argv, sample_memory=True)
             timings[name].tree_mb.append(tree)
             timings[name].single_mb.append(single)
@@ -214,7 +217,7 @@ def interleaved(cmds: dict[str, list[str]], repeat: int) -> list[Timing]:
         for name, argv in cmds.items():
             if name == "reference" and i >= max(1, repeat // 3):
                 continue
-            seconds, cpu, tree, single = measure(argv, sample_memory=name == "reference")
+            seconds, cpu, tree, single = measure(argv, sample_memory=name == "reference" or SMOKE)
             timings[name].seconds.append(seconds)
             timings[name].cpu.append(cpu)
             timings[name].tree_mb.append(tree)

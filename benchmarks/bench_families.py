@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench import ALL_FIELDS_FLOOR as FLOOR  # noqa: E402
-from bench import PYTHON, Timing, measure  # noqa: E402
+from bench import PYTHON, Timing, interleaved  # noqa: E402
 from generate import DEFAULT_SOURCE, generate  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
 
@@ -83,18 +83,7 @@ def run(rows: int, repeat: int, data_dir: Path, share: str | None = None,
         generate(DEFAULT_SOURCE, rows, data)
     with tempfile.TemporaryDirectory() as tmp:
         cmds = commands(data, Path(tmp), only) if share is None else share_commands(data, Path(tmp), share)
-        timings = {name: Timing(name) for name in cmds}
-        for name, argv in cmds.items():
-            _, _, tree, single = measure(argv, sample_memory=True)
-            timings[name].tree_mb.append(tree)
-            timings[name].single_mb.append(single)
-        for _ in range(repeat):
-            for name, argv in cmds.items():
-                seconds, cpu, _, single = measure(argv)
-                timings[name].seconds.append(seconds)
-                timings[name].cpu.append(cpu)
-                timings[name].single_mb.append(single)
-    return data, timings
+        return data, {t.name: t for t in interleaved(cmds, repeat)}
 
 
 def table(data: Path, rows: int, timings: dict[str, Timing]) -> str:
