@@ -8,13 +8,17 @@ from pathlib import Path
 import pytest
 
 from aggregator.formats.evaluate import read_both
-from aggregator.formats.model import TokenSpan
+from aggregator.formats.model import IMPLICIT, CharSpan, TokenSpan
+from aggregator.formats.official import nikluge as official_nikluge
 from aggregator.formats.registry import FORMATS
+from aggregator.formats.tally import Tally
 from scorecards.errors import BadLineError
 
 ASTE_GOOD = "a b c####[([0], [1], 'POS')]"
 ASQP_GOOD = "a b c####[['a', 'food quality', 'positive', 'b']]"
 ACOS_GOOD = "a b c\t0,1 FOOD#QUALITY 2 1,2"
+NIKLUGE_GOOD = '{"id": "x1", "sentence_form": "기어 좋아요", "annotation": [["본품#품질", ["기어", 0, 2], "positive"]]}'
+GOOD = {"aste": ASTE_GOOD, "asqp": ASQP_GOOD, "acos": ACOS_GOOD, "nikluge": NIKLUGE_GOOD}
 INDEX_BEYOND = "a token index beyond ±2,147,483,648"
 TRIPLET_SHAPE = "triplet 0: expected ([aspect idx], [opinion idx], 'POS'|'NEG'|'NEU')"
 BAD_LINES = [
@@ -35,6 +39,19 @@ BAD_LINES = [
     # ACOS: tab-separated 'a_s,a_e CATEGORY s o_s,o_e' quads
     ("acos", "a b c\t0,1 FOOD#QUALITY 2 1-2",
      "quad 0 opinion: expected start,end token offsets (at most 10 digits each) or -1,-1, got '1-2'"),
+    # NIKLuge: a JSON object per line, ``annotation`` a list of [category, polarity] or [category, [term, s, e], polarity]
+    ("nikluge", "[1, 2]", "not a JSON object"),
+    ("nikluge", '{"id": "x2", "annotation": {}}', "`annotation` is not a list"),
+    ("nikluge", '{"id": ["x"], "annotation": []}', "`id` is not a string: \"['x']\""),
+    ("nikluge", '{"id": "x2", "annotation": [5]}',
+     "annotation[0]: expected [category, polarity] or [category, [term, start, end], polarity], got '5'"),
+    ("nikluge", '{"id": "x2", "annotation": [["본품#품질", 5]]}', "annotation[0]: polarity is not a string: '5'"),
+    ("nikluge", '{"id": "x2", "annotation": [["본품#품질", "positive"], ["본품#품질", ["기어", 0], "positive"]]}',
+     "annotation[1][1]: expected [term | null, start, end], got \"['기어', 0]\""),
+    ("nikluge", '{"id": "x2", "annotation": [["본품#품질", ["기어", "0", 2], "positive"]]}',
+     "annotation[0][1]: expected [term | null, start, end], got \"['기어', '0', 2]\""),
+    ("nikluge", '{"id": "x2", "annotation": [["본품#품질", ["기어", 0, "2"], "positive"]]}',
+     "annotation[0][1]: expected [term | null, start, end], got \"['기어', 0, '2']\""),
 ]
 
 
@@ -45,8 +62,7 @@ def _write(path: Path, lines: list[str]) -> Path:
 
 @pytest.mark.parametrize(("fmt", "line", "reason"), BAD_LINES)
 def test_a_bad_line_is_its_file_line_and_reason(fmt: str, line: str, reason: str, tmp_path: Path) -> None:
-    good = {"aste": ASTE_GOOD, "asqp": ASQP_GOOD, "acos": ACOS_GOOD}[fmt]
-    path = _write(tmp_path / "pred", [good, line])
+    path = _write(tmp_path / "pred", [GOOD[fmt], line])
     with pytest.raises(BadLineError) as caught:
         FORMATS[fmt].read(path)
     assert str(caught.value) == f"{path}:2: {reason}"
@@ -63,6 +79,7 @@ def test_token_indices_just_inside_2_to_the_31_are_read(tmp_path: Path) -> None:
     ("aste", [ASTE_GOOD, "d e####[]"], ["1", "2"]),  # by line
     ("asqp", [ASQP_GOOD, "d e####[]"], ["1", "2"]),
     ("acos", [ACOS_GOOD, "d e"], ["a b c", "d e"]),  # by text
+    ("nikluge", [NIKLUGE_GOOD, '{"id": 7, "annotation": []}'], ["x1", "7"]),  # by id, a number as its digits
 ])
 def test_each_sentence_has_its_key_and_line(fmt: str, lines: list[str], keys: list[str], tmp_path: Path) -> None:
     sentences = FORMATS[fmt].read(_write(tmp_path / "gold", lines))
@@ -77,3 +94,28 @@ def test_acos_lines_of_one_text_are_one_sentence_with_all_their_quads(tmp_path: 
     assert [t.category for t in sentences[0].tuples] == ["FOOD#QUALITY", "FOOD#PRICES"]
     assert notes == ["2 lines repeat an earlier sentence's text and were merged into it, "
                      "as the official scorer keys sentences by text"]
+
+
+def test_nikluge_texts_and_aspects(tmp_path: Path) -> None:
+    """``sentence_form`` is the text ("" when missing or not a string); [term, start, end] is the term's character
+    offsets, or an implicit aspect when the term is null; a [category, polarity] prediction has no aspect."""
+    path = _write(tmp_path / "gold", [
+        '{"id": "a", "sentence_form": "기어 좋아요", "annotation": [["본품#품질", ["기어", 0, 2], "positive"], '
+        '["제품 전체#일반", [null, 0, 0], "neutral"], ["본품#디자인", "negative"]]}',
+        '{"id": "b", "annotation": []}', '{"id": "c", "sentence_form": 5, "annotation": []}'])
+    first, *others = FORMATS["nikluge"].read(path)
+    assert [t.aspect for t in first.tuples] == [CharSpan(0, 2), IMPLICIT, None]
+    assert [first.text, *(s.text for s in others)] == ["기어 좋아요", "", ""]
+
+
+def test_nikluge_predictions_in_the_gold_form_differ_by_their_term_where_repeats_are_dropped(tmp_path: Path) -> None:
+    """With ``polarity_at_index_1`` the polarity of a 3-element prediction is its [term, start, end]: two of one
+    category with other terms are two annotations, so without ``pred_repeats`` both are false positives
+    (the category unit keeps one: a category repeats)."""
+    gold = _write(tmp_path / "gold", [NIKLUGE_GOOD])
+    pred = _write(tmp_path / "pred", ['{"id": "x1", "annotation": [["본품#품질", ["기어", 0, 2], "positive"], '
+                                      '["본품#품질", ["좋아요", 3, 6], "positive"]]}'])
+    tallies = official_nikluge.OFFICIAL.run(FORMATS["nikluge"].read(gold), FORMATS["nikluge"].read(pred),
+                                            frozenset({"polarity_at_index_1"}))
+    assert tallies[("category sentiment", "all")] == Tally(0, 2, 1)
+    assert tallies[("category", "all")] == Tally(1, 0, 0)
