@@ -4,15 +4,20 @@ from the format's rules), the largest token indices still read, and each sentenc
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from aggregator.formats.evaluate import read_both
-from aggregator.formats.model import IMPLICIT, CharSpan, TokenSpan
+from aggregator.formats import semeval
+from aggregator.formats.evaluate import evaluate, read_both
+from aggregator.formats.model import IMPLICIT, AbsaTuple, CharSpan, TokenSpan
 from aggregator.formats.official import nikluge as official_nikluge
 from aggregator.formats.registry import FORMATS
 from aggregator.formats.tally import Tally
 from scorecards.errors import BadLineError
+
+if TYPE_CHECKING:
+    from aggregator.formats.semeval import Edition
 
 ASTE_GOOD = "a b c####[([0], [1], 'POS')]"
 ASQP_GOOD = "a b c####[['a', 'food quality', 'positive', 'b']]"
@@ -119,3 +124,90 @@ def test_nikluge_predictions_in_the_gold_form_differ_by_their_term_where_repeats
                                             frozenset({"polarity_at_index_1"}))
     assert tallies[("category sentiment", "all")] == Tally(0, 2, 1)
     assert tallies[("category", "all")] == Tally(1, 0, 0)
+
+
+def _xml(*sentences: str) -> str:
+    """A SemEval file: the declaration on line 1, ``<sentences>`` on line 2, each sentence on a line of its own."""
+    return '<?xml version="1.0"?>\n<sentences>\n' + "".join(s + "\n" for s in sentences) + "</sentences>\n"
+
+
+FISH = '<sentence id="s1"><text>The fish</text>{}</sentence>'
+BAD_XML = [  # (file text, edition, line, reason)
+    (_xml(FISH.format('<aspectTerms><aspectTerm term="fish" from="x" to="8"/></aspectTerms>')), "2014", 3,
+     "<aspectTerm>: `from` and `to` must be character offsets (decimal digits, at most 9), got 'x', '8'"),
+    (_xml(FISH.format('<aspectTerms><aspectTerm term="fish" from="4"/></aspectTerms>')), "2014", 3,
+     "<aspectTerm>: `from` and `to` must be character offsets (decimal digits, at most 9), got '4', 'None'"),
+    (_xml(FISH.format('<Opinions><Opinion target="fish" category="FOOD#QUALITY" to="8"/></Opinions>')), "2016", 3,
+     "<Opinion>: `from` and `to` must be character offsets (decimal digits, at most 9), got 'None', '8'"),
+    (_xml(FISH.format('<aspectCategories><aspectCategory category="food" polarity="good"/></aspectCategories>')),
+     "2014", 3, "unknown polarity 'good' (expected positive, negative, neutral or conflict)"),
+    (_xml(FISH.format('<aspectCategories><aspectCategory polarity="positive"/></aspectCategories>')), "2014", 3,
+     "<aspectCategory> has no `category`"),
+    (_xml(FISH.format('<Opinions><Opinion target="NULL" polarity="positive"/></Opinions>')), "2016", 3,
+     "<Opinion> has no `category`"),
+    (_xml('<sentence id="s1"><text>a</text>', '<sentence id="s2"><text>b</text></sentence></sentence>'), "2014", 4,
+     "<sentence> inside the <sentence> of line 3 (close that one first)"),
+    (_xml(FISH.format(""), '<sentence><text>b</text></sentence>'), "2014", 4, "<sentence> has no `id`"),
+    (_xml(FISH.format("")).removesuffix("</sentences>\n"), "2014", 4, "not well-formed XML: no element found"),
+    (_xml(), "2014", 1, "no <sentence> element"),
+    (_xml().replace('"1.0"', '"1.0" encoding="x-nope"'), "2014", 1,
+     "the XML declares an encoding that cannot be read (unknown encoding: x-nope); save the file as UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("text", "edition", "line", "reason"), BAD_XML)
+def test_a_bad_semeval_element_is_its_file_line_and_reason(text: str, edition: Edition, line: int, reason: str,
+                                                           tmp_path: Path) -> None:
+    path = tmp_path / "gold.xml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(BadLineError) as caught:
+        semeval.read(path, edition)
+    assert str(caught.value) == f"{path}:{line}: {reason}"
+
+
+SEMEVAL_BOTH = _xml(
+    '<sentence id="s1">\n  <text>fish &amp; chips</text>\n'
+    '  <aspectTerms><aspectTerm term="fish" polarity="positive" from="0" to="4"/></aspectTerms>\n'
+    '  <aspectCategories><aspectCategory category="food" polarity="negative"/></aspectCategories>\n'
+    '  <Opinions><Opinion target="chips" category="FOOD#QUALITY" polarity="neutral" from="12" to="17"/>'
+    '<Opinion target="NULL" category="FOOD#PRICES" polarity="negative" from="0" to="0"/>'
+    '<Opinion category="SERVICE#GENERAL" polarity="positive"/>'
+    '<Opinion target="null" category="FOOD#STYLE" from="1" to="2"/></Opinions>\n</sentence>',
+    '<sentence id="s2"><text>b</text></sentence>')
+
+
+def test_semeval_editions_read_their_own_elements_and_the_text_only(tmp_path: Path) -> None:
+    """2014 reads aspectTerm (offsets) and aspectCategory (name), and is the default edition; 2016 reads Opinion
+    (target offsets; target NULL or none: implicit; "null" is a target like any other). The text is what
+    ``<text>`` holds (an entity included), nothing of the whitespace around the elements."""
+    path = tmp_path / "gold.xml"
+    path.write_text(SEMEVAL_BOTH, encoding="utf-8")
+    for sentences in (semeval.read(path), semeval.read(path, "2014")):
+        assert [(s.key, s.line, s.text) for s in sentences] == [("s1", 3, "fish & chips"), ("s2", 9, "b")]
+        assert sentences[0].tuples == (AbsaTuple(CharSpan(0, 4), None, None, "positive"),
+                                       AbsaTuple(None, "food", None, "negative"))
+    first = semeval.read(path, "2016")[0]
+    assert first.tuples == (AbsaTuple(CharSpan(12, 17), "FOOD#QUALITY", None, "neutral"),
+                            AbsaTuple(IMPLICIT, "FOOD#PRICES", None, "negative"),
+                            AbsaTuple(IMPLICIT, "SERVICE#GENERAL", None, "positive"),
+                            AbsaTuple(CharSpan(1, 2), "FOOD#STYLE", None, None))
+    assert first.text == "fish & chips"
+
+
+def test_semeval14_official_terms_compare_offsets_as_written(tmp_path: Path) -> None:
+    """The 2014 scorer compares (from, to) as written: predictions from="04" and to="08" for gold 4 and 8 miss
+    (the sound scorer reads the numbers and hits); categories match lower-cased."""
+    gold, pred = tmp_path / "gold.xml", tmp_path / "pred.xml"
+
+    def sentences(start: str, end: str, category: str) -> str:
+        annotations = (f'<aspectTerms><aspectTerm term="fish" from="{{}}" to="{{}}"/></aspectTerms>'
+                       f'<aspectCategories><aspectCategory category="{category}"/></aspectCategories>')
+        return _xml(FISH.format(annotations.format(start, "8")), FISH.replace("s1", "s2").format(annotations.format("4", end)))
+
+    gold.write_text(sentences("4", "8", "food"), encoding="utf-8")
+    pred.write_text(sentences("04", "08", "Food"), encoding="utf-8")
+    found = evaluate(gold, pred, "semeval14")
+    assert found.official is not None
+    assert found.official[("aspect", "all")] == Tally(0, 2, 2)
+    assert found.official[("category", "all")] == Tally(2, 0, 0)
+    assert found.sound.totals[("aspect", "all")] == Tally(2, 0, 0)
