@@ -10,6 +10,7 @@ import pytest
 
 from aggregator.formats import semeval
 from aggregator.formats.evaluate import evaluate, read_both
+from aggregator.formats.lines import read_lines
 from aggregator.formats.model import IMPLICIT, AbsaTuple, CharSpan, TokenSpan
 from aggregator.formats.official import nikluge as official_nikluge
 from aggregator.formats.registry import FORMATS
@@ -38,6 +39,7 @@ BAD_LINES = [
     ("aste", "a b c####[([0], [1], 'POS'), ([0], 'x', 'NEG')]",
      "triplet 1 opinion: expected a non-empty list of token indices, got \"'x'\""),
     ("aste", "a b c####[([0], [], 'POS')]", "triplet 0 opinion: expected a non-empty list of token indices, got '[]'"),
+    ("aste", "a b c####[([0], [1], 'pos')]", "unknown sentiment 'pos' (expected one of 'POS', 'NEG', 'NEU')"),
     # ASQP: a list of [aspect, category, sentiment, opinion] strings
     ("asqp", "a b c####'food'", "labels are not a list of quads"),
     ("asqp", "a b c", "expected one '####' between the sentence and its labels, found 0"),
@@ -71,6 +73,27 @@ def test_a_bad_line_is_its_file_line_and_reason(fmt: str, line: str, reason: str
     with pytest.raises(BadLineError) as caught:
         FORMATS[fmt].read(path)
     assert str(caught.value) == f"{path}:2: {reason}"
+
+
+@pytest.mark.parametrize(("data", "lines"), [
+    (b"\xef\xbb\xbfa####[]\n", [(1, "a####[]")]),  # a byte-order mark is dropped
+    (b"a####[]\r\nb c####[]\r\n", [(1, "a####[]"), (2, "b c####[]")]),  # CRLF
+    (b"a####[]\nb####[]", [(1, "a####[]"), (2, "b####[]")]),  # no newline at the end
+])
+def test_lines_are_numbered_without_their_ends(data: bytes, lines: list[tuple[int, str]], tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(data)
+    assert read_lines(tmp_path / "f") == lines
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"\na\nb\xff", "{}:3: invalid UTF-8 (byte 0xff)"),  # the line of the bad byte: the newlines before it, + 1
+    (b"a####[]\n \t\n", "{}:2: blank line (sentences are paired by line; remove it)"),
+])
+def test_bad_bytes_and_blank_lines_name_their_line(data: bytes, message: str, tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(data)
+    with pytest.raises(BadLineError) as caught:
+        read_lines(tmp_path / "f")
+    assert str(caught.value) == message.format(tmp_path / "f")
 
 
 def test_token_indices_just_inside_2_to_the_31_are_read(tmp_path: Path) -> None:
