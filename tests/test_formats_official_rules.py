@@ -55,3 +55,61 @@ def test_span_aste_and_gts_count_endpoints_and_pairs(tmp_path: Path) -> None:
                                     ("pairs", {"pair_multiplication"}))}
     assert counted == {"official": Tally(4, 0, -2), "gts": Tally(2, 0, 0), "none": Tally(2, 1, 0), "pairs": Tally(3, 1, -1)}
     assert span_aste.events(gold, pred) == {"endpoint_spans": 1, "pair_multiplication": 2}
+
+
+ASQP_GOLD = ["the pizza is great####[['pizza', 'food quality', 'positive', 'great']]",
+             "it was fine####[['NULL', 'restaurant general', 'neutral', 'fine']]", "nothing here####[]"]
+ASQP_PRED = ["the pizza is great####[['pizza', 'food quality', 'positive', 'great '], "
+             "['pizza', 'food quality', 'positive', 'great']]",
+             "it was fine####[['It', 'restaurant general', 'neutral', 'fine']]", "nothing here####[]"]
+
+
+def test_absa_quad_counts_through_the_paraphrase_round_trip(tmp_path: Path) -> None:
+    """ABSA-QUAD: sentence 1 predicts the gold quad twice, once with a trailing space on the opinion (stripped by
+    the round trip): 2 hits; sentence 2 predicts the aspect 'It', which reads back as NULL: a hit; sentence 3
+    is empty on both sides, one ('', '', '', '') quad each: a hit. 4 hits of 4 predictions and 3 gold. The
+    tuple-level variant compares the quads as written (one hit, 'great ' and 'It' miss, no junk), the sound
+    scorer their words as a set per sentence (the two of sentence 1 are one)."""
+    gold, pred = _read("asqp", ASQP_GOLD, tmp_path / "gold"), _read("asqp", ASQP_PRED, tmp_path / "pred")
+    official, tuple_level = FORMATS["asqp"].scorers
+    counted = [scorer.run(gold, pred, quirks)[("category sentiment aspect opinion", "all")]
+               for scorer, quirks in ((official, official.all_quirks), (tuple_level, tuple_level.all_quirks),
+                                      (official, frozenset()))]
+    assert counted == [Tally(4, 0, -1), Tally(1, 2, 1), Tally(1, 1, 1)]
+    assert official.events(gold, pred) == {"duplicates": 1, "exact_strings": 1, "paraphrase_round_trip": 2,
+                                           "empty_junk": 2}
+    assert official.crash(gold, pred, {}) is None
+
+
+def test_absa_quad_crashes_on_a_sentiment_it_has_no_word_for(tmp_path: Path) -> None:
+    gold = _read("asqp", ASQP_GOLD, tmp_path / "gold")
+    pred = _read("asqp", [ASQP_PRED[0], ASQP_PRED[1].replace("'neutral'", "'Neutral'")], tmp_path / "pred")
+    official = FORMATS["asqp"].scorers[0]
+    assert official.crash(gold, pred, {}) == \
+        "KeyError: 'Neutral' (line 2: sentiment is not positive, negative or neutral)"
+    assert official.crash(gold, pred[:1], {}) == \
+        "AssertionError: the files have 3 and 1 sentences (the scorer pairs them by line)"
+
+
+ACOS_GOLD = ["a b c d\t0,1 FOOD#QUALITY 2 1,2\t-1,-1 FOOD#PRICES 0 2,3", "e f g"]
+ACOS_PRED = ["a b c d\t0,1 FOOD#QUALITY 2 1,2\t-1,-1 FOOD#PRICES 1 2,3", "e f g\t0,1 SERVICE#GENERAL 2 -1,-1"]
+
+
+def test_acos_ignores_sentences_without_gold_and_breaks_down_whole_sentences(tmp_path: Path) -> None:
+    """Sentence 1: gold quads of types EA&EO and IA&EO, the first predicted right, the second with another
+    sentiment: 1 tp, 1 fp, 1 fn, counted whole in both its types' breakdowns. Sentence 2 has no gold quad, so
+    its predicted EA&IO quad is not counted at all. Without the quirks: that quad is a false positive (of EA&IO),
+    and each type counts its own quads."""
+    gold, pred = _read("acos", ACOS_GOLD, tmp_path / "gold"), _read("acos", ACOS_PRED, tmp_path / "pred")
+    official = FORMATS["acos"].scorers[0]
+    quad = "category sentiment aspect opinion"
+    kinds = ("all", "EA&EO", "IA&EO", "EA&IO", "IA&IO")
+    assert [official.run(gold, pred, official.all_quirks)[(quad, k)] for k in kinds] == [
+        Tally(1, 1, 1), Tally(1, 1, 1), Tally(1, 1, 1), Tally(0, 0, 0), Tally(0, 0, 0)]
+    assert [official.run(gold, pred, frozenset())[(quad, k)] for k in kinds] == [
+        Tally(1, 2, 1), Tally(1, 0, 0), Tally(0, 1, 1), Tally(0, 1, 0), Tally(0, 0, 0)]
+    assert official.events(gold, pred) == {"empty_gold_ignored": 1, "whole_sentence_types": 2}
+    assert official.crash(gold, pred, {}) is None
+    unknown = _read("acos", [*ACOS_PRED, "x y", "z"], tmp_path / "unknown")
+    assert official.crash(gold, unknown, {}) == \
+        "KeyError: line 3 of the predictions: its sentence is not in the gold (2 such)"
