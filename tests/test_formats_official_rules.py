@@ -113,3 +113,46 @@ def test_acos_ignores_sentences_without_gold_and_breaks_down_whole_sentences(tmp
     unknown = _read("acos", [*ACOS_PRED, "x y", "z"], tmp_path / "unknown")
     assert official.crash(gold, unknown, {}) == \
         "KeyError: line 3 of the predictions: its sentence is not in the gold (2 such)"
+
+
+NIKLUGE_GOLD = ['{"id": "a", "sentence_form": "s1", "annotation": [["본품#품질", ["기어", 0, 2], "positive"], '
+                '["본품#디자인", [null, 0, 0], "negative"]]}',
+                '{"id": "b", "sentence_form": "s2", "annotation": [["제품 전체#일반", [null, 0, 0], "neutral"]]}']
+NIKLUGE_PRED = ['{"id": "a", "annotation": [["본품#품질", "negative"], ["본품#품질", "positive"], ["본품#품질", "positive"], '
+                '["브랜드#인지도", "positive"]]}',
+                '{"id": "b", "annotation": [["제품 전체#일반 ", "Neutral"]]}']
+
+
+def test_nikluge_first_matches_exact_strings_and_stale_flags(tmp_path: Path) -> None:
+    """Sentence a: gold 품질/positive and 디자인/negative; predictions 품질/negative, 품질/positive twice, 브랜드.
+    Recall side: the first 품질 prediction is negative, so 품질 is a category hit but a pipeline miss; 디자인 is
+    missed. Precision side: each prediction checks the first gold of its category: 품질/negative is a pipeline
+    false positive, the two 품질/positive are not, 브랜드 is one for both units. Sentence b: a trailing space
+    and 'Neutral' miss as exact strings. Before the 2022-11-02 fix, every prediction after the first matched
+    one of its sentence is no false positive. Without the quirks (sets by id, normalized): b is right."""
+    gold, pred = _read("nikluge", NIKLUGE_GOLD, tmp_path / "gold"), _read("nikluge", NIKLUGE_PRED, tmp_path / "pred")
+    official, pre_fix = FORMATS["nikluge"].scorers
+    units = (("category", "all"), ("category sentiment", "all"))
+    assert [official.run(gold, pred, official.all_quirks)[u] for u in units] == [Tally(1, 2, 2), Tally(0, 3, 3)]
+    assert [pre_fix.run(gold, pred, pre_fix.all_quirks)[u] for u in units] == [Tally(1, 1, 2), Tally(0, 2, 3)]
+    assert [official.run(gold, pred, frozenset())[u] for u in units] == [Tally(2, 1, 1), Tally(2, 2, 1)]
+    assert official.events(gold, pred) == {"position_pairing": 0, "exact_strings": 1, "polarity_at_index_1": 0,
+                                           "gold_repeats": 0, "pred_repeats": 2, "first_match": 1, "stale_flags": 3}
+    assert official.crash(gold, pred, official.run(gold, pred, official.all_quirks)) == \
+        "ZeroDivisionError: division by zero (no pipeline true positive)"
+
+
+def test_nikluge_pairs_by_position_and_crashes_as_the_baseline_does(tmp_path: Path) -> None:
+    """The predictions in the other order: paired by position (ids unchecked), both sentences differ in id and
+    no category hits, so the baseline divides by zero; fewer prediction lines than gold lines, or a gold
+    annotation without its polarity at index 2, stop it earlier."""
+    gold, pred = _read("nikluge", NIKLUGE_GOLD, tmp_path / "gold"), _read("nikluge", NIKLUGE_PRED[::-1], tmp_path / "pred")
+    official = FORMATS["nikluge"].scorers[0]
+    tallies = official.run(gold, pred, official.all_quirks)
+    assert tallies[("category", "all")] == Tally(0, 5, 3) and official.events(gold, pred)["position_pairing"] == 2
+    assert official.crash(gold, pred, tallies) == "ZeroDivisionError: division by zero (no category true positive)"
+    assert official.crash(gold, pred[:1], tallies) == \
+        "IndexError: list index out of range (gold has 2 lines, the predictions 1)"
+    short = _read("nikluge", ['{"id": "a", "annotation": [["본품#품질", "positive"]]}'], tmp_path / "short")
+    assert official.crash(short, short, tallies) == \
+        "IndexError: list index out of range (a gold annotation has no polarity at index 2)"
