@@ -156,3 +156,46 @@ def test_nikluge_pairs_by_position_and_crashes_as_the_baseline_does(tmp_path: Pa
     short = _read("nikluge", ['{"id": "a", "annotation": [["본품#품질", "positive"]]}'], tmp_path / "short")
     assert official.crash(short, short, tallies) == \
         "IndexError: list index out of range (a gold annotation has no polarity at index 2)"
+
+
+def _semeval(path: Path, *sentences: tuple[str, list[str], list[str]]) -> list[Sentence[object]]:
+    """A SemEval-2014 file of sentences (id, term offsets "from-to", category names)."""
+    body = "".join(
+        f'<sentence id="{key}"><text>The fish was fresh</text><aspectTerms>'
+        + "".join(f'<aspectTerm term="t" from="{span.split("-")[0]}" to="{span.split("-")[1]}"/>' for span in terms)
+        + "</aspectTerms><aspectCategories>" + "".join(f'<aspectCategory category="{c}"/>' for c in categories)
+        + "</aspectCategories></sentence>\n" for key, terms, categories in sentences)
+    path.write_text(f"<sentences>\n{body}</sentences>\n", encoding="utf-8")
+    return FORMATS["semeval14"].read(path)
+
+
+def test_semeval14_repeats_lower_case_and_position(tmp_path: Path) -> None:
+    """Gold: the term 4–8 twice, the category food twice; prediction: the term once, FOOD and food. The 2014
+    evaluator counts a predicted term found among the gold's (1 of 1 retrieved, 2 relevant), lower-cases the
+    categories and de-duplicates the predicted ones only (1 of 1, 2 relevant); without its quirks both sides
+    are sets and FOOD is another category."""
+    gold = _semeval(tmp_path / "gold.xml", ("s1", ["4-8", "4-8"], ["food", "food"]))
+    pred = _semeval(tmp_path / "pred.xml", ("s1", ["4-8"], ["FOOD", "food"]))
+    official = FORMATS["semeval14"].scorers[0]
+    units = (("aspect", "all"), ("category", "all"))
+    assert [official.run(gold, pred, official.all_quirks)[u] for u in units] == [Tally(1, 0, 1), Tally(1, 0, 1)]
+    assert [official.run(gold, pred, frozenset())[u] for u in units] == [Tally(1, 0, 0), Tally(1, 1, 0)]
+    assert official.events(gold, pred) == {"position_pairing": 0, "offset_strings": 0, "lower_case_categories": 1,
+                                           "duplicates": 3}
+    assert official.crash(gold, pred, official.run(gold, pred, official.all_quirks)) is None
+
+
+def test_semeval14_pairs_by_position_and_crashes_as_the_evaluator_does(tmp_path: Path) -> None:
+    """Predictions in the other order pair by position (ids unchecked); fewer predicted sentences stop the
+    evaluator, and so does a gold without terms (recall divides by 0)."""
+    gold = _semeval(tmp_path / "gold.xml", ("s1", ["4-8"], ["food"]), ("s2", [], ["service"]))
+    pred = _semeval(tmp_path / "pred.xml", ("s2", [], ["service"]), ("s1", ["4-8"], ["food"]))
+    official = FORMATS["semeval14"].scorers[0]
+    tallies = official.run(gold, pred, official.all_quirks)
+    assert tallies[("aspect", "all")] == Tally(0, 1, 1) and tallies[("category", "all")] == Tally(0, 2, 2)
+    assert official.events(gold, pred)["position_pairing"] == 2
+    assert official.crash(gold, pred[:1], tallies) == \
+        "IndexError: list index out of range (gold has 2 sentences, the predictions 1)"
+    no_terms = _semeval(tmp_path / "none.xml", ("s1", [], ["food"]))
+    assert official.crash(no_terms, no_terms, official.run(no_terms, no_terms, official.all_quirks)) == \
+        "ZeroDivisionError: float division by zero (no gold aspect to recall)"
