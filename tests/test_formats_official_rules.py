@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aggregator.formats.model import Sentence
+from aggregator.formats.official import gas
 from aggregator.formats.official.base import by_position, length_crash, never
 from aggregator.formats.registry import FORMATS
 from aggregator.formats.tally import Tally
@@ -199,3 +200,49 @@ def test_semeval14_pairs_by_position_and_crashes_as_the_evaluator_does(tmp_path:
     no_terms = _semeval(tmp_path / "none.xml", ("s1", [], ["food"]))
     assert official.crash(no_terms, no_terms, official.run(no_terms, no_terms, official.all_quirks)) == \
         "ZeroDivisionError: float division by zero (no gold aspect to recall)"
+
+
+GAS_GOLD = ["the food was great but service slow####[([1], [3], 'POS'), ([5], [6], 'NEG')]", "nice place####[]",
+            "a food and a food####[([1], [0], 'POS')]"]
+GAS_PRED = ["the food was great but service slow####[([1], [3], 'POS'), ([1], [3], 'POS'), ([5], [6], 'POS')]",
+            "nice place####[]", "a food and a food####[([4], [3], 'POS')]"]
+
+
+def test_gas_compares_words_keeps_repeats_and_junk(tmp_path: Path) -> None:
+    """Sentence 1: (food, great, positive) predicted twice, 2 hits, and (service, slow, positive) a miss;
+    sentence 2: empty on both sides, one ('', '', '') each, a hit; sentence 3: the words of the gold triplet
+    at other positions, a hit by surface text. Raw: 4 hits of 5 predictions and 4 gold. Fixed: sentence 2's junk
+    takes the previous triplet's values (service, slow, positive), and words missing from "nice place" become
+    the closest token, the first of the closest: service → nice (4 edits; place 5), slow → nice (4; place 4),
+    a miss. Without the quirks: positions as sets, 1 hit of 3 and 3."""
+    gold, pred = _read("aste", GAS_GOLD, tmp_path / "gold"), _read("aste", GAS_PRED, tmp_path / "pred")
+    raw, fixed = FORMATS["aste"].scorers[2:]
+    triplet = ("sentiment aspect opinion", "all")
+    assert raw.run(gold, pred, raw.all_quirks)[triplet] == Tally(4, 1, 0)
+    assert fixed.run(gold, pred, fixed.all_quirks)[triplet] == Tally(3, 2, 1)
+    assert raw.run(gold, pred, frozenset())[triplet] == Tally(1, 2, 2)
+    assert raw.events(gold, pred) == {"duplicates": 1, "surface_text": 1, "round_trip": 0, "empty_junk": 2}
+    assert fixed.events(gold, pred) == {"duplicates": 1, "surface_text": 1, "round_trip": 0, "empty_junk": 2,
+                                        "edit_distance_fix": 1}
+    assert raw.crash(gold, pred, {}) is None and fixed.crash(gold, pred, {}) is None
+
+
+def test_gas_round_trip_and_its_crash_lines(tmp_path: Path) -> None:
+    """A term with ', ' cannot be parsed back; a one-token span outside its sentence stops the raw scorer; the
+    fixed pass stops on a first prediction it cannot decode, and on a word to recover in a sentence without
+    tokens."""
+    assert gas.round_trip([("food, great", "good", "positive"), ("a", "b", "negative")]) == [
+        ("", "", ""), ("a", "b", "negative")]
+    raw, fixed = FORMATS["aste"].scorers[2:]
+    gold = _read("aste", GAS_GOLD[:2], tmp_path / "gold")
+    outside = _read("aste", [GAS_PRED[0], "nice place####[([5], [0], 'POS')]"], tmp_path / "outside")
+    assert raw.crash(gold, outside, {}) == \
+        "IndexError: list index out of range (line 2: a one-token span outside the sentence)"
+    empty_first = _read("aste", ["nice place####[]", GAS_PRED[0]], tmp_path / "empty")
+    assert fixed.crash(gold, empty_first, {}) == (
+        "UnboundLocalError: line 1: the first predicted triplet cannot be decoded (an empty prediction), and no "
+        "earlier one set the variables fix_preds_aste reuses")
+    no_tokens, guess = _read("aste", ["####[]"], tmp_path / "no_tokens"), _read("aste", ["x####[([0], [0], 'POS')]"],
+                                                                                   tmp_path / "guess")
+    assert fixed.crash(no_tokens, guess, {}) == \
+        "ValueError: min() arg is an empty sequence (a predicted term to recover in a sentence without tokens)"
