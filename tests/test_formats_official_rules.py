@@ -82,6 +82,22 @@ def test_absa_quad_counts_through_the_paraphrase_round_trip(tmp_path: Path) -> N
     assert official.crash(gold, pred, {}) is None
 
 
+
+def test_absa_quad_pieces_that_do_not_split_back(tmp_path: Path) -> None:
+    """Sentence 1: an aspect with ' is ' gives a piece that does not split in two (one junk quad), an aspect with
+    '[SSEP]' two such pieces: 3 junk quads on each side, 3 hits, and the round trip changes 2 quads and adds one.
+    Sentence 2: sentiments the paraphrase has no word for are kept as written (where the scorer raises
+    KeyError), so 'Positive' and 'POSITIVE' differ: a miss, and no change by the round trip."""
+    pizza = "the pizza is hot####[['the pizza is hot', 'food quality', 'positive', 'great'], " \
+            "['x [SSEP] y', 'food quality', 'negative', 'bad']]"
+    unknown = "pizza good####[['pizza', 'food quality', '{}', 'good']]"
+    gold = _read("asqp", [pizza, unknown.format("Positive")], tmp_path / "gold")
+    pred = _read("asqp", [pizza, unknown.format("POSITIVE")], tmp_path / "pred")
+    official = FORMATS["asqp"].scorers[0]
+    assert official.run(gold, pred, official.all_quirks)[("category sentiment aspect opinion", "all")] == Tally(3, 1, 1)
+    assert official.events(gold, pred) == {"duplicates": 0, "exact_strings": 2, "paraphrase_round_trip": 6,
+                                           "empty_junk": 0}
+
 def test_absa_quad_crashes_on_a_sentiment_it_has_no_word_for(tmp_path: Path) -> None:
     gold = _read("asqp", ASQP_GOLD, tmp_path / "gold")
     pred = _read("asqp", [ASQP_PRED[0], ASQP_PRED[1].replace("'neutral'", "'Neutral'")], tmp_path / "pred")
