@@ -262,3 +262,16 @@ def test_gas_round_trip_and_its_crash_lines(tmp_path: Path) -> None:
                                                                                    tmp_path / "guess")
     assert fixed.crash(no_tokens, guess, {}) == \
         "ValueError: min() arg is an empty sequence (a predicted term to recover in a sentence without tokens)"
+
+
+def test_acos_mixed_sentences_and_gold_without_prediction(tmp_path: Path) -> None:
+    """Sentence 1 holds an EA&EO and an IA&EO quad (mixed: its breakdowns differ from its types' quads),
+    sentences 2 and 3 one EA&EO quad each; all predicted right but sentence 3, missing from the predictions
+    (its quad a false negative). Only sentence 1 is mixed."""
+    gold = _read("acos", [ACOS_GOLD[0], "b c\t0,1 FOOD#QUALITY 2 1,2", "c d\t0,1 FOOD#PRICES 0 1,2"], tmp_path / "gold")
+    pred = _read("acos", [ACOS_GOLD[0], "b c\t0,1 FOOD#QUALITY 2 1,2"], tmp_path / "pred")
+    official = FORMATS["acos"].scorers[0]
+    tallies = official.run(gold, pred, official.all_quirks)
+    quad = "category sentiment aspect opinion"
+    assert [tallies[(quad, k)] for k in ("all", "EA&EO", "IA&EO")] == [Tally(3, 0, 1), Tally(3, 0, 1), Tally(2, 0, 0)]
+    assert official.events(gold, pred) == {"empty_gold_ignored": 0, "whole_sentence_types": 1}
