@@ -275,3 +275,57 @@ def test_acos_mixed_sentences_and_gold_without_prediction(tmp_path: Path) -> Non
     quad = "category sentiment aspect opinion"
     assert [tallies[(quad, k)] for k in ("all", "EA&EO", "IA&EO")] == [Tally(3, 0, 1), Tally(3, 0, 1), Tally(2, 0, 0)]
     assert official.events(gold, pred) == {"empty_gold_ignored": 0, "whole_sentence_types": 1}
+
+
+def test_gas_words_of_an_index_list(tmp_path: Path) -> None:
+    """One index is that token (Python's, so -1 is the last); a list the tokens from the first to the last; a
+    single index beyond the sentence no word."""
+    (sentence,) = _read("aste", ["a b####[([-1], [0], 'POS'), ([5], [0, 1], 'NEG')]"], tmp_path / "gold")
+    assert gas.texts(sentence) == [("b", "a", "positive"), ("", "a b", "negative")]
+
+
+def test_gas_fix_recovers_each_missing_word_as_fix_preds_aste_does() -> None:
+    """A term not found in the sentence (as text: "ood wa" is found in "food was") has each word replaced by
+    the closest token; a triplet read as (aspect, sentiment, opinion) comes back in that order (its opinion
+    'neutral' recovered as "natural", 3 edits); a first triplet without a sentiment keeps its own values (the
+    scorer stops there), its empty sentiment recovered as "neutral" (7 edits; positive and negative 8); with
+    no tokens a term stays as it is."""
+    tokens = ["the", "service", "slow", "food", "was", "positive", "natural"]
+    predictions = [[("servce slw", "was", "positive"), ("ood wa", "oo", "negative"), ("food", "positive", "neutral")]]
+    assert gas.fix(predictions, [tokens]) == [
+        [("service slow", "was", "positive"), ("ood wa", "oo", "negative"), ("food", "positive", "natural")]]
+    assert gas.fix([[("", "", "")], [("x", "y", "positive")]], [["a"], []]) == [[("", "", "neutral")], [("x", "y", "positive")]]
+
+
+def test_gas_crash_lines_of_spans_and_of_words_without_tokens(tmp_path: Path) -> None:
+    """A one-token index is read as Python reads it: -2 and 1 are in a sentence of 2 tokens, 2 is not. With no
+    token in the gold sentence, a predicted aspect alone or an opinion alone (the other side empty: a two-index
+    list beyond the sentence) has no closest token."""
+    raw, fixed = FORMATS["aste"].scorers[2:]
+    gold = _read("aste", ["a b####[([0], [1], 'POS')]"], tmp_path / "gold")
+    inside, outside = (_read("aste", [f"a b####[([{i}], [1], 'POS')]"], tmp_path / f"pred{i}") for i in (-2, 2))
+    assert raw.crash(gold, inside, {}) is None
+    for scorer in (raw, fixed):
+        assert scorer.crash(gold, outside, {}) == \
+            "IndexError: list index out of range (line 1: a one-token span outside the sentence)"
+    no_tokens = _read("aste", ["####[]"], tmp_path / "no_tokens")
+    for line in ("x####[([0], [5, 6], 'POS')]", "x####[([5, 6], [0], 'POS')]"):
+        assert fixed.crash(no_tokens, _read("aste", [line], tmp_path / "guess"), {}) == \
+            "ValueError: min() arg is an empty sequence (a predicted term to recover in a sentence without tokens)"
+
+
+def test_gas_events_and_the_fixed_pass_on_a_misspelled_prediction(tmp_path: Path) -> None:
+    """Events: a surface-text hit in sentence 1, then a term with '; ' that the round trip splits in two
+    (one triplet changed, one more: 2 on each side). Fixed: "fod" (a prediction whose sentence text differs)
+    is recovered as "food" and hits; a predicted sentence beyond the gold is recovered against no tokens."""
+    raw, fixed = FORMATS["aste"].scorers[2:]
+    semicolon = "x; y b####[([0, 1], [2], 'POS')]"
+    gold = _read("aste", [GAS_GOLD[2], semicolon], tmp_path / "gold")
+    pred = _read("aste", [GAS_PRED[2], semicolon], tmp_path / "pred")
+    assert raw.events(gold, pred) == {"duplicates": 0, "surface_text": 1, "round_trip": 4, "empty_junk": 0}
+    gold = _read("aste", ["the food was great####[([1], [3], 'POS')]"], tmp_path / "gold")
+    pred = _read("aste", ["the fod was great####[([1], [3], 'POS')]", "z####[([0], [0], 'NEG')]"], tmp_path / "pred")
+    triplet = ("sentiment aspect opinion", "all")
+    assert raw.run(gold, pred, raw.all_quirks)[triplet] == Tally(0, 2, 1)
+    assert fixed.run(gold, pred, fixed.all_quirks)[triplet] == Tally(1, 1, 0)
+    assert fixed.events(gold, pred)["edit_distance_fix"] == 1
