@@ -329,3 +329,25 @@ def test_gas_events_and_the_fixed_pass_on_a_misspelled_prediction(tmp_path: Path
     assert raw.run(gold, pred, raw.all_quirks)[triplet] == Tally(0, 2, 1)
     assert fixed.run(gold, pred, fixed.all_quirks)[triplet] == Tally(1, 1, 0)
     assert fixed.events(gold, pred)["edit_distance_fix"] == 1
+
+
+def test_nikluge_first_gold_of_a_category_and_the_events(tmp_path: Path) -> None:
+    """a: gold 품질/negative then 품질/positive (a repeated category); predictions 브랜드/negative, 품질/positive
+    and '본품 #품질'/Positive. The 품질/positive prediction checks the first gold of its category, the negative
+    one: a pipeline false positive, though the second gold is hit on the recall side. b: two predictions in
+    the gold's 3-element form (their polarities the [term, start, end] lists, two distinct). c: 'Neutral'
+    misses 'neutral' as exact strings. A fourth prediction line has no gold line."""
+    gold = _read("nikluge", [
+        '{"id": "a", "annotation": [["본품#품질", [null, 0, 0], "negative"], ["본품#품질", [null, 0, 0], "positive"]]}',
+        '{"id": "b", "annotation": [["본품#디자인", ["기어", 0, 2], "positive"]]}',
+        '{"id": "c", "annotation": [["제품 전체#일반", [null, 0, 0], "neutral"]]}'], tmp_path / "gold")
+    pred = _read("nikluge", [
+        '{"id": "a", "annotation": [["브랜드#인지도", "negative"], ["본품#품질", "positive"], ["본품 #품질", "Positive"]]}',
+        '{"id": "b", "annotation": [["본품#디자인", ["기어", 0, 2], "positive"], ["본품#디자인", ["디자인", 3, 6], "positive"]]}',
+        '{"id": "c", "annotation": [["제품 전체#일반", "Neutral"]]}', '{"id": "d", "annotation": []}'], tmp_path / "pred")
+    official = FORMATS["nikluge"].scorers[0]
+    tallies = official.run(gold, pred, official.all_quirks)
+    assert [tallies[("category", "all")], tallies[("category sentiment", "all")]] == [Tally(4, 2, 0), Tally(1, 6, 3)]
+    assert official.events(gold, pred) == {"position_pairing": 1, "exact_strings": 2, "polarity_at_index_1": 2,
+                                           "gold_repeats": 1, "pred_repeats": 1, "first_match": 2, "stale_flags": 2}
+    assert official.crash(gold, pred, tallies) is None
