@@ -351,3 +351,15 @@ def test_nikluge_first_gold_of_a_category_and_the_events(tmp_path: Path) -> None
     assert official.events(gold, pred) == {"position_pairing": 1, "exact_strings": 2, "polarity_at_index_1": 2,
                                            "gold_repeats": 1, "pred_repeats": 1, "first_match": 2, "stale_flags": 2}
     assert official.crash(gold, pred, tallies) is None
+
+
+def test_semeval14_offsets_as_written_and_lower_case_in_the_events(tmp_path: Path) -> None:
+    """The term 04–8 is written otherwise than it reads (one offset_strings event); lower-casing is Python's
+    (ß stays ß, SS becomes ss: a miss; upper-casing would make both SS); a predicted sentence past the gold's
+    is one position_pairing event."""
+    gold = _semeval(tmp_path / "gold.xml", ("s1", ["4-8"], ["ß"]))
+    pred = _semeval(tmp_path / "pred.xml", ("s1", ["04-8"], ["SS"]), ("s2", [], []))
+    official = FORMATS["semeval14"].scorers[0]
+    assert official.run(gold, pred, official.all_quirks)[("category", "all")] == Tally(0, 1, 1)
+    assert official.events(gold, pred) == {"position_pairing": 1, "offset_strings": 1, "lower_case_categories": 1,
+                                           "duplicates": 0}
