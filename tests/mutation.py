@@ -42,7 +42,8 @@ SAMPLE_COUNTS = (*UNITS, "tests/test_count_columns.py", "tests/test_warnings.py"
 """Not tests/test_conformance.py: it runs ``aggregate`` in a subprocess, whose calls mutmut's stats phase does not
 see, so mutmut selects none of its tests for any mutant (checked in mutants/mutmut-stats.json)."""
 FORMATS = ("tests/test_formats_content.py", "tests/test_formats_reading.py", "tests/test_formats_properties.py",
-           "tests/test_formats_official.py")
+           "tests/test_formats_official.py", "tests/test_formats_lines.py", "tests/test_formats_units.py",
+           "tests/test_formats_official_rules.py")
 TARGETS: dict[str, tuple[str, ...]] = {
     "stats/intervals": STATS,
     "stats/components": STATS,

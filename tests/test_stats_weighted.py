@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run.pipeline import evaluate_run
+from aggregator.stats import compile as compile_module
 from aggregator.stats.bootstrap import (
     ProductCache,
     SampleColumns,
@@ -499,3 +500,103 @@ def test_what_cannot_be_resampled_is_reported_with_the_reason() -> None:
     assert weighted.not_resampled["largest"] == "aggregation max has no weighted form"
     assert weighted.not_resampled["shifted"] == "a per-sample part depends on other samples"
     assert weighted.not_resampled["ranked"] == "a per-sample part depends on other samples"
+
+
+def test_float32_sums_are_the_float32_products_of_the_centred_columns() -> None:
+    """The module's rule for a column that is not summed precisely: centred on its mean c, multiplied in
+    float32, c·n added back in float64. x = 0.1, 0.2, 0.4 (c = 7/30) and resamples that draw one sample three
+    times: each sum is f32(3·f32(x_i − c)) + 3c (one rounding per resample, whatever the order of the sum),
+    which is not the float64 sum 3·x_i. Replicate values and their fixed flags sum that way unless asked to be
+    precise."""
+    x = np.array([0.1, 0.2, 0.4])
+    draws = np.array([[0, 0, 3], [3, 0, 0], [0, 3, 0]], dtype=np.float32)
+    centre = x.mean()
+    centred = (x - centre).astype(np.float32)
+    expected = [float(np.float32(3) * centred[i]) + 3 * centre for i in (2, 0, 1)]
+    exact = [float(3 * (x[i] - centre)) + 3 * centre for i in (2, 0, 1)]
+    assert expected != exact
+    assert weighted_sums(draws, x[:, None]).dense()[:, 0].tolist() == expected
+    assert weighted_sums(draws, x[:, None], np.array(True)).dense()[:, 0].tolist() == exact
+    frame = pl.DataFrame({"x": x, "n_gold": 1})
+    weighted = compile_metrics(_registry(("sum", pl.col("x").sum())), frame)
+    matrix = weighted.sample_matrix(frame)
+    assert replicate_values(weighted, draws, matrix)[:, 0].tolist() == expected
+    assert replicates_and_fixed(weighted, draws, matrix)[0][:, 0].tolist() == expected
+    assert replicate_values(weighted, draws, matrix, precise=True)[:, 0].tolist() == exact
+
+
+def test_an_integer_column_too_large_for_float32_is_centred_so_its_sums_stay_exact() -> None:
+    """32 samples of 2**20 + 1 and 2**20 + 3: n·max ≥ 2**24, so the column is centred on its mean 2**20 + 2
+    and the products of the counts with ±1 are exact; summed as it is, 32·2**20 would need 26 bits."""
+    x = np.tile([2.0**20 + 1, 2.0**20 + 3], 16)[:, None]
+    draws = draw_counts(32, 50, seed=4)
+    assert np.array_equal(weighted_sums(draws, x).dense(), draws.astype(np.float64) @ x)
+
+
+def test_an_integer_column_is_summed_as_it_is_only_below_2_to_the_24() -> None:
+    """The rule's bound is strict: 16 samples up to 2**20 (n·max = 2**24) are centred, on their mean 2**20/16,
+    which the sums' Rounding records as added (c·n = 2**20); up to 2**20 − 1 they are not (nothing added)."""
+    draws = draw_counts(16, 3, seed=5)
+    for top, added in ((2.0**20, 2.0**20), (2.0**20 - 1, 0.0)):
+        x = np.zeros((16, 1))
+        x[0] = top
+        rounding = weighted_sums(draws, x).rounding
+        assert rounding is not None and rounding.added.tolist() == [added]
+
+
+def test_a_spread_of_whole_numbers_among_many_samples_is_kept() -> None:
+    """x = 1, −1 and 7,998 zeros (mean 0): an integer column is summed as it is, nothing added back, so the
+    bound of the rounding of its float32 sums stays near γ·2Q ≈ 0.002, far below S = Σ(x − x̄)² = 2; the
+    whole run's std is √(2/7999)."""
+    x = np.zeros(8000)
+    x[:2] = [1.0, -1.0]
+    frame = pl.DataFrame({"x": x, "n_gold": 1})
+    weighted = compile_metrics(_registry(("std", pl.col("x").std())), frame)
+    got = replicate_values(weighted, np.ones((1, 8000), dtype=np.float32), weighted.sample_matrix(frame))
+    assert got[0, 0] == pytest.approx((2 / 7999) ** 0.5, rel=1e-6)
+
+
+def test_a_product_cache_holds_512_products_by_default() -> None:
+    cache = ProductCache()
+    for i in range(513):
+        cache.put((i.to_bytes(2, "big"), False), (np.zeros(1), 0.0))
+    assert (b"\x00\x00", False) not in cache and (b"\x00\x01", False) in cache and (b"\x02\x00", False) in cache
+
+
+def test_a_compiled_value_within_exactly_1e9_of_0_is_the_same() -> None:
+    assert _same(0.0, 1e-9) and not _same(0.0, np.nextafter(1e-9, 1.0))
+
+
+def test_integer_leaves_keep_polars_integer_types_so_replicates_are_the_metric_on_the_drawn_rows() -> None:
+    """sum(flag) − len() in Polars' own types (UInt32) wraps below 0, on the whole run as on drawn rows; the
+    replicates are what Polars gives on the drawn rows (1 − 3 and 0 − 3 as UInt32)."""
+    frame = pl.DataFrame({"flag": [True, False, False], "n_gold": 1})
+    reg = _registry(("wrapped", pl.col("flag").sum() - pl.len()))
+    weighted = compile_metrics(reg, frame)
+    assert weighted.names == ["wrapped"]
+    draws = np.array([[1, 2, 0], [0, 1, 2]], dtype=np.float32)
+    expected = [reg.compute(frame[rows])["wrapped"] for rows in ([0, 1, 1], [1, 2, 2])]
+    assert expected == [2**32 - 2, 2**32 - 3]
+    assert replicate_values(weighted, draws, weighted.sample_matrix(frame))[:, 0].tolist() == expected
+
+
+def test_row_wise_parts_are_checked_on_the_first_rows_with_fixed_picks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check reads the first 50,000 rows only (memory), draws its rows with a fixed seed (the same
+    outcome on every call) and works on a one-row table (the one row drawn)."""
+    seen: list[tuple[int, list[int]]] = []
+    check = compile_module._row_local
+
+    def spy(leaves: list[Leaf], table: pl.DataFrame, picks: np.ndarray) -> dict[str, bool]:
+        seen.append((table.height, picks.tolist()))
+        return check(leaves, table, picks)
+
+    monkeypatch.setattr(compile_module, "_row_local", spy)
+    reg = _registry(("sum", (pl.col("x") * 2).sum()))
+    large = pl.DataFrame({"x": np.arange(50_001, dtype=np.float64), "n_gold": 1})
+    for _ in range(2):
+        assert compile_metrics(reg, large).names == ["sum"]
+    assert [height for height, _ in seen] == [50_000, 50_000] and seen[0][1] == seen[1][1]
+    one = pl.DataFrame({"x": [3.0], "n_gold": 1})
+    weighted = compile_metrics(reg, one)
+    assert seen[2] == (1, [0]) and weighted.names == ["sum"]
+    assert replicate_values(weighted, np.array([[1.0]], dtype=np.float32), weighted.sample_matrix(one)).tolist() == [[6.0]]
