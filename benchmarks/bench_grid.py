@@ -54,8 +54,9 @@ def time_ways(directories: list[Path], repeat: int) -> dict[str, tuple[list[floa
         return lambda: measure([*aggregate, *map(str, directories), "--quiet", *options])[:2]
 
     ways = dict(zip(WAYS, (per_run, together("--workers", "1"), together())))
-    for way in ways.values() if not SMOKE else ():
-        way()
+    if not SMOKE:  # one untimed warm-up of each
+        for way in ways.values():
+            way()
     for _ in range(repeat):
         for name, way in ways.items():
             wall, cpu = way()

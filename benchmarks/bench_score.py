@@ -91,8 +91,9 @@ def run(sentences: int, repeat: int) -> str:
             for variant in VARIANTS.get(fmt, ()):
                 ways[(fmt, variant, "--json")] = [*score, "--compat", variant, "--json"]
         times: dict[tuple[str, str, str], list[tuple[float, float]]] = {key: [] for key in ways}
-        for argv in ways.values() if not SMOKE else ():
-            measure(argv)
+        if not SMOKE:  # one untimed warm-up of each
+            for argv in ways.values():
+                measure(argv)
         for _ in range(repeat):
             for key, argv in ways.items():
                 times[key].append(measure(argv)[:2])

@@ -102,18 +102,14 @@ def scan_file(path: str, *, first_only: bool = False) -> FileScan:
     from blake3 import blake3
 
     digest, fast = hashlib.sha256(), blake3(max_threads=1)
+    compressed = compression_of(path) is not None
     valid = True
-    if compression_of(path) is not None:
-        with open(path, "rb") as raw:
-            while block := raw.read(BLOCK):
-                digest.update(block)
-                fast.update(block)
-    else:
-        with open(path, "rb") as handle:
-            fd = handle.fileno()
-            for block in char_blocks(fd, os.fstat(fd).st_size):
-                digest.update(block)
-                fast.update(block)
-                valid = valid and is_utf8(block)
+    with open(path, "rb") as handle:
+        fd = handle.fileno()
+        blocks = iter(lambda: handle.read(BLOCK), b"") if compressed else char_blocks(fd, os.fstat(fd).st_size)
+        for block in blocks:
+            digest.update(block)
+            fast.update(block)
+            valid = valid and (compressed or is_utf8(block))
     invalid = {} if valid else invalid_lines(path, first_only=first_only)
     return FileScan(digest.hexdigest(), fast.hexdigest(), invalid)

@@ -217,11 +217,15 @@ def transitions(unit: str, s1: Assignment, s2: Assignment, s1_pred: Sequence[Ite
                 changed[before] += 1
                 changes.append(f"{before}>{after}")
         changes.sort()
-    first = {p[:2] for p, c in zip(s1_pred, s1.pred) if c == SPURIOUS} if SPURIOUS in s1.pred else set()
-    final = {p[:2] for p, c in zip(s2_pred, s2.pred) if c == SPURIOUS} if SPURIOUS in s2.pred else set()
+    first, final = _spurious_pairs(s1_pred, s1.pred), _spurious_pairs(s2_pred, s2.pred)
     repaired[SPURIOUS] = len(first - final)
     introduced[SPURIOUS] = len(final - first)
     return Transitions(repaired, introduced, changed, changes)
+
+
+def _spurious_pairs(pred: Sequence[Item], classes: list[str]) -> set[Pair]:
+    """The pairs of the predictions classified spurious."""
+    return {p[:2] for p, c in zip(pred, classes) if c == SPURIOUS} if SPURIOUS in classes else set()
 
 
 def counts(unit: str, assignment: Assignment) -> list[int]:
