@@ -25,14 +25,16 @@ from typing import TYPE_CHECKING
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.units.error_anatomy import UNIT_CLASSES, classify, counts, gold_side, transitions, unit_items
-from aggregator.units.error_classes import EXACT, PAIRED, SPURIOUS
+from aggregator.units.error_anatomy import UNIT_CLASSES, Transitions, classify, counts, gold_side, transitions, unit_items
+from aggregator.units.error_classes import EXACT, MISSED, PAIRED, SPURIOUS
+from aggregator.units.projection import UNITS as UNIT_SCORING
 from aggregator.units.sample_counts import COLUMN_NAMES, STAGES, Column
 
 if TYPE_CHECKING:
     import polars as pl
 
     from aggregator.units.error_anatomy import Item
+    from aggregator.units.projection import Pair
 
 UNITS = tuple(UNIT_CLASSES)
 UNIT_LABELS = {"refpol": "Ref", "otepol": "Surface", "attrpol": "Attr"}
@@ -77,20 +79,22 @@ COLUMNS = _columns()
 
 
 def row(inp: RowInput) -> tuple[object, ...]:
-    record, core = inp.record, inp.core
+    record, core, pairs = inp.record, inp.core, inp.pairs
     out: list[object] = []
     same = record.final == record.stage1
     for unit in UNITS:
-        first_tp, first_fp, fn, final_tp, final_fp = _CORE_AT[unit](core)
-        if first_tp + first_fp + final_tp + final_fp == 0:  # no predicted pair at either stage: all gold missed
+        first_tp, first_fp, first_fn, final_tp, final_fp = _CORE_AT[unit](core)
+        final_fn = first_tp + first_fn - final_tp
+        if not (first_fp and first_fn) and not (final_fp and final_fn):
             out += _ZEROS[unit]
-            out += (0, fn)
+            out += (first_fp, first_fn)
             out += _ZEROS[unit]
-            out += (0, fn)
-            out += _NO_MOVES[unit]
+            out += (final_fp, final_fn)
+            out += _NO_MOVES[unit] if same else _unpaired_moves(unit, *pairs[unit])
             continue
-        gold, first_pred = unit_items(unit, record.gold), unit_items(unit, record.stage1)
-        final_pred = first_pred if same else unit_items(unit, record.final)
+        gold = unit_items(unit, record.gold)
+        first_pred = unit_items(unit, record.stage1) if first_tp + first_fp else []
+        final_pred = first_pred if same else unit_items(unit, record.final) if final_tp + final_fp else []
         if final_pred == first_pred:
             out += _counts(unit, gold, first_pred) * 2
             out += _NO_MOVES[unit]
@@ -98,17 +102,37 @@ def row(inp: RowInput) -> tuple[object, ...]:
         first, final = classify(unit, gold, first_pred), classify(unit, gold, final_pred)
         out += counts(unit, first)
         out += counts(unit, final)
-        moved = transitions(unit, first, final, first_pred, final_pred)
-        for counted in moved[:3]:
-            out += counted.values()
-        out.append(",".join(moved.changes) or None)
+        out += _moves(transitions(unit, first, final, first_pred, final_pred))
     return tuple(out)
 
 
 _CORE = {unit: (f"{unit}_s1_tp", f"{unit}_s1_fp", f"{unit}_s1_fn", f"{unit}_s2_tp", f"{unit}_s2_fp") for unit in UNITS}
-"""The core counts a row reads (:mod:`aggregator.units.sample_counts`): with no predicted pair at either
-stage, every gold pair is missed at both (fn) and nothing is classified."""
+"""The core counts a row reads (:mod:`aggregator.units.sample_counts`). A stage without a false positive
+or without a false negative pairs nothing (every class is exact, spurious or missed): its counts are
+the core's, and with both stages so the review's moves follow from the unit's pairs alone."""
 _CORE_AT = {unit: itemgetter(*(COLUMN_NAMES.index(name) for name in names)) for unit, names in _CORE.items()}
+
+
+def _moves(moved: Transitions) -> list[object]:
+    """The transition columns of a unit, in :data:`COLUMNS` order."""
+    return [*moved.repaired.values(), *moved.introduced.values(), *moved.changed.values(),
+            ",".join(moved.changes) or None]
+
+
+def _unpaired_moves(unit: str, gold: frozenset[Pair], first: frozenset[Pair], final: frozenset[Pair]) -> list[object]:
+    """:func:`_moves` when neither stage pairs a gold pair with a prediction: a gold pair matched at one
+    stage only is a missed error repaired or introduced, a spurious pair of one stage only is a spurious
+    error repaired or introduced, and no class changes."""
+    if first == final:
+        return _NO_MOVES[unit]
+    matched = UNIT_SCORING[unit].matched
+    first_pred, first_gold = matched(first, gold)
+    final_pred, final_gold = matched(final, gold)
+    first_spurious, final_spurious = first - first_pred, final - final_pred
+    zeros = dict.fromkeys(UNIT_CLASSES[unit], 0)
+    repaired = {**zeros, MISSED: len(final_gold - first_gold), SPURIOUS: len(first_spurious - final_spurious)}
+    introduced = {**zeros, MISSED: len(first_gold - final_gold), SPURIOUS: len(final_spurious - first_spurious)}
+    return _moves(Transitions(repaired, introduced, dict.fromkeys(gold_side(unit), 0), []))
 
 
 def _counts(unit: str, gold: list[Item], pred: list[Item]) -> list[int]:
@@ -118,7 +142,8 @@ def _counts(unit: str, gold: list[Item], pred: list[Item]) -> list[int]:
     return [*_ZEROS[unit], len(pred), len(gold)]
 
 
-_NO_MOVES = {unit: [*[0] * sum(len(move_classes(unit, m)) for m in MOVES), None] for unit in UNITS}
+_NO_MOVES: dict[str, list[object]] = {unit: [*[0] * sum(len(move_classes(unit, m)) for m in MOVES), None]
+                                      for unit in UNITS}
 _ZEROS = {unit: [0] * (len(UNIT_CLASSES[unit]) - 2) for unit in UNITS}
 """The paired classes' counts (all but spurious and missed, the last two of :data:`UNIT_CLASSES`)."""
 

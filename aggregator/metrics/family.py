@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from aggregator.metrics.registry import Registry
     from aggregator.run_warnings.declare import WarningCode
-    from aggregator.units.sample_counts import Column
+    from aggregator.units.sample_counts import Column, UnitPairs
     from scorecards.record import SampleRecord
 
 
@@ -38,24 +38,36 @@ class RowInput:
     ``row``: the decoded row (every family's fields in force); ``values``: the per-sample
     values already computed for this sample by the core and by earlier families, by column name;
     ``core``: the core's values alone, in :data:`~aggregator.units.sample_counts.COLUMNS` order
-    (read by position where a family reads many of them; computed here when not given).
+    (read by position where a family reads many of them); ``pairs``: each unit's projected pairs,
+    ``{unit: (gold, stage 1, final)}``, as the core counted them. Both are computed here when not given.
     """
 
-    __slots__ = ("record", "row", "values", "_core")
+    __slots__ = ("record", "row", "values", "_core", "_pairs")
 
-    def __init__(self, record: SampleRecord, values: Mapping[str, Any], core: Sequence[object] | None = None) -> None:
+    def __init__(self, record: SampleRecord, values: Mapping[str, Any], core: Sequence[object] | None = None,
+                 pairs: UnitPairs | None = None) -> None:
         self.record = record
         self.row: Any = record.row
         self.values = values
         self._core = core
+        self._pairs = pairs
 
     @property
     def core(self) -> Sequence[object]:
         if self._core is None:
-            from aggregator.units.sample_counts import sample_counts
+            self._count()
+        return self._core  # type: ignore[return-value]
 
-            self._core = sample_counts(self.record)
-        return self._core
+    @property
+    def pairs(self) -> UnitPairs:
+        if self._pairs is None:
+            self._count()
+        return self._pairs  # type: ignore[return-value]
+
+    def _count(self) -> None:
+        from aggregator.units.sample_counts import counts_and_pairs
+
+        self._core, self._pairs = counts_and_pairs(self.record)
 
 
 @dataclass(frozen=True)

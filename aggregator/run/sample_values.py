@@ -32,7 +32,7 @@ import polars as pl
 
 from aggregator.metrics.families import resolve
 from aggregator.metrics.family import RowInput
-from aggregator.units.sample_counts import COLUMNS, Column, sample_counts
+from aggregator.units.sample_counts import COLUMNS, Column, counts_and_pairs
 from scorecards.schema import Row
 from scorecards.schema_merge import merge_structs
 
@@ -124,12 +124,12 @@ class SampleEvaluator:
         return duplicates(frames, lines, excluded)
 
     def __call__(self, record: SampleRecord) -> tuple[object, ...]:
-        core = sample_counts(record)
+        core, pairs = counts_and_pairs(record)
         plan = _plan(self.names)
         if not plan:
             return core
         row = list(core)
-        inp = RowInput(record, RowValues(row, _positions(self.names)), core)
+        inp = RowInput(record, RowValues(row, _positions(self.names)), core, pairs)
         for compute in plan:
             row.extend(compute(inp))
         return tuple(row)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import msgspec
 
-from aggregator.units.projection import UNITS, Counts, is_explicit, match_exact, match_surface, ref_copies_term, surface_units
+from aggregator.units.projection import UNITS, Counts, Pair, is_explicit, match_exact, match_surface, ref_copies_term, surface_units
 from aggregator.units.taxonomy import is_valid_ref
 from scorecards.record import FinalSource, SampleRecord, Stage1Source
 
@@ -125,8 +125,18 @@ def _ref_stats(tuples: TupleSet) -> tuple[int, int, int]:
             sum(ref_copies_term(t.aspect_ref, t.aspect_term) for t in filled))
 
 
+UnitPairs = dict[str, tuple[frozenset[Pair], frozenset[Pair], frozenset[Pair]]]
+"""Each unit's projected pairs of a sample: ``{unit: (gold, stage 1, final)}``."""
+
+
 def sample_counts(record: SampleRecord) -> tuple[object, ...]:
     """One per-sample row, in :data:`COLUMNS` order."""
+    return counts_and_pairs(record)[0]
+
+
+def counts_and_pairs(record: SampleRecord) -> tuple[tuple[object, ...], UnitPairs]:
+    """:func:`sample_counts` and the projections it counted, which the families read instead of
+    projecting the tuples again (:attr:`~aggregator.metrics.family.RowInput.pairs`)."""
     gold, s1, s2 = record.gold, record.stage1, record.final
     gold_explicit, s2_explicit = _explicit(gold), _explicit(s2)
     row: list[object] = [
@@ -144,12 +154,13 @@ def sample_counts(record: SampleRecord) -> tuple[object, ...]:
         record.final_source,
         s1 != s2,
     ]
-    for unit in UNITS.values():
-        gold_pairs = unit.project(gold)
-        for stage in (s1, s2):
-            row.extend(unit.match(unit.project(stage), gold_pairs))
-    refpol = UNITS["refpol"].project
-    row.extend(match_exact(refpol(s2), refpol(gold_explicit)))
+    pairs: UnitPairs = {}
+    for name, unit in UNITS.items():
+        gold_pairs, first, final = unit.project(gold), unit.project(s1), unit.project(s2)
+        pairs[name] = gold_pairs, first, final
+        row.extend(unit.match(first, gold_pairs))
+        row.extend(unit.match(final, gold_pairs))
+    row.extend(match_exact(pairs["refpol"][2], UNITS["refpol"].project(gold_explicit)))
     row.extend(match_surface(surface_units(s2_explicit), surface_units(gold_explicit)))
     eligible, implicit = _implicit_polarity(gold, s2)
     row.append(eligible)
@@ -169,4 +180,4 @@ def sample_counts(record: SampleRecord) -> tuple[object, ...]:
             tuples_text(s2),
         )
     )
-    return tuple(row)
+    return tuple(row), pairs
