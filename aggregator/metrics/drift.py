@@ -25,7 +25,6 @@ from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Obj, truthy
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.metrics.stage_change import StageDelta, stage_delta
-from aggregator.units.projection import gold_units
 from aggregator.units.sample_counts import Column
 
 CAUSES = ("stage2_selected", "same_stage_tuples_differ", "stage_delta_missing")
@@ -57,13 +56,12 @@ def drift_cause(sd: StageDelta | None, stage2: bool) -> str:
 
 
 def row(inp: RowInput) -> tuple[object, ...]:
-    record, values = inp.record, inp.values
-    s1, s2 = gold_units(record.stage1), gold_units(record.final)
+    values = inp.values
+    gold, s1, s2 = inp.pairs["refpol"]
     changed = s1 != s2
     stage2 = values["moderator_stage"].lower() == "stage2"
     if not changed:
         return (False, None, stage2, False)
-    gold = gold_units(record.gold)
     relevant = bool(values["polarity_conflict"] or values["stage1_risk"] or (gold & s2) - s1 or s2 - gold)
     return (True, drift_cause(stage_delta(inp.row), stage2), stage2, relevant)
 

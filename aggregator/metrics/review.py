@@ -36,7 +36,6 @@ from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.reads import Items, Obj, RawItems, section
 from aggregator.metrics.registry import Metric, Registry
 from aggregator.metrics.review_matrix import KEEP, Action, PreItem, Unbuildable, action_matrix, pre_key, pre_objects
-from aggregator.units.projection import gold_units
 from aggregator.units.sample_counts import Column
 from scorecards.schema import TupleList
 
@@ -104,11 +103,12 @@ COLUMNS = (
 
 def cda_counts(inp: RowInput, ids: list[str], pre: Any) -> tuple[int, int, int]:
     """(eligible, helpful, harmful) over ``ids`` (those with ≥ 2 changes)."""
-    gold = gold_units(inp.record.gold) if ids else None
+    if not ids:
+        return 0, 0, 0
+    gold, s1, s2 = inp.pairs["refpol"]
     if not gold:
         return 0, 0, 0
     items = pre_objects(pre)
-    s1, s2 = gold_units(inp.record.stage1), gold_units(inp.record.final)
     eligible = helpful = harmful = 0
     for tuple_id in ids:
         digits = tuple_id[1:]
