@@ -26,6 +26,10 @@ T = TypeVar("T")
 Identity = tuple[str, str, str, int]
 """(run id, split, sample key, line) of a row: a sample is (run id, split, sample key)."""
 PACK_ROWS = 16_384
+BATCH_ROWS = 128
+"""Records a batching transform is given at a time: one family's rule over many rows in a row keeps its
+code and caches warm (a fifth less CPU than row by row, for all families at 5,000 rows), while the
+decoded records held stay few."""
 
 
 def row_decoder(transform: object) -> msgspec.json.Decoder[Any]:
@@ -86,6 +90,30 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+class _Taken(Generic[T]):
+    """The rows a range keeps, in line order: packed into blocks of :data:`PACK_ROWS` by a packing
+    transform (loaded here when ``load``), else kept as they are with their identities."""
+
+    def __init__(self, chunk: Chunk[T], pack: Callable[[list[T]], Any] | None, load: Callable[[list[Any]], Any] | None) -> None:
+        self.chunk, self.pack, self.load = chunk, pack, load
+        self.rows: list[T] = chunk.items if pack is None else []
+
+    def add(self, record: SampleRecord, value: T) -> None:
+        self.rows.append(value)
+        if self.pack is None:
+            self.chunk.ids.append((record.run_id, record.split, record.sample_key, record.line))
+            return
+        self.chunk.row_lines.append(record.line)
+        if len(self.rows) == PACK_ROWS:
+            self.close()
+
+    def close(self) -> None:
+        if self.pack is not None and self.rows:
+            block = self.pack(self.rows)
+            self.chunk.items.append(block if self.load is None else self.load([block]))
+            self.rows = []
+
+
 @paused_gc()
 def read_range(
     path: str,
@@ -104,13 +132,42 @@ def read_range(
 
     The cyclic garbage collector is paused meanwhile: decoded rows hold no cycles, and
     its passes over the many small objects cost a fifth of the time. ``here``: this is
-    the process that keeps the result, so each packed block is loaded at once.
+    the process that keeps the result, so each packed block is loaded at once. A transform with a
+    ``batch`` method (records to values, in order; a bad line's value is the :class:`BadRow` or
+    ``UnicodeDecodeError`` it raised) is given the records of :data:`BATCH_ROWS` lines at a time: the
+    rows, the bad lines and where a strict read stops are those of calling it line by line.
     """
     chunk: Chunk[T] = Chunk()
     decoder = row_decoder(transform)
-    pack = getattr(transform, "pack", None)
     load = getattr(transform, "load", None) if here else None
-    rows: list[T] = chunk.items if pack is None else []
+    taken = _Taken(chunk, getattr(transform, "pack", None), load)
+    batch = getattr(transform, "batch", None)
+    pending: list[tuple[SampleRecord, int, int]] = []  # records waiting for the batch; the counts at their line
+
+    def bad(line: int, exc: Exception) -> bool:
+        """Note a bad line; False when the read stops there."""
+        reason = INVALID_UTF8 if isinstance(exc, UnicodeDecodeError) else str(exc)
+        if not skip_bad_lines:
+            chunk.error = (line, reason)
+            return False
+        chunk.skipped.append((line, reason))
+        return True
+
+    def flush() -> bool:
+        """Transform the pending records; False when one of them is a bad line of a strict read."""
+        if not pending or batch is None:
+            return True
+        values = batch([record for record, _, _ in pending])
+        for (record, lines_seen, rows_seen), value in zip(pending, values):
+            if isinstance(value, (BadRow, UnicodeDecodeError)):
+                if not bad(record.line, value):
+                    chunk.lines, chunk.rows = lines_seen, rows_seen
+                    return False
+                continue
+            taken.add(record, value)
+        pending.clear()
+        return True
+
     try:
         with open_stream(path, on_bytes) as (handle, compressed):
             lines = Lines(handle, start, end, None if compressed else on_bytes, utf8=compressed)
@@ -125,28 +182,27 @@ def read_range(
                     if local in lines.invalid:
                         raise BadRow(lines.invalid[local])
                     record = to_record(decode_row(raw, decoder), local, run_id)
-                    value = transform(record)
+                    if batch is None:
+                        taken.add(record, transform(record))
+                        continue
                 except (BadRow, UnicodeDecodeError) as exc:  # a family decodes parts of the line lazily
-                    reason = INVALID_UTF8 if isinstance(exc, UnicodeDecodeError) else str(exc)
-                    if not skip_bad_lines:
-                        chunk.error = (local, reason)
+                    seen = chunk.lines, chunk.rows
+                    if not flush():
                         break
-                    chunk.skipped.append((local, reason))
+                    chunk.lines, chunk.rows = seen
+                    if not bad(local, exc):
+                        break
                     continue
-                rows.append(value)
-                if pack is None:
-                    chunk.ids.append((record.run_id, record.split, record.sample_key, local))
-                else:
-                    chunk.row_lines.append(local)
-                if pack is not None and len(rows) == PACK_ROWS:
-                    chunk.items.append(pack(rows) if load is None else load([pack(rows)]))
-                    rows = []
-            chunk.lines = lines.count
+                pending.append((record, lines.count, chunk.rows))
+                if len(pending) == BATCH_ROWS and not flush():
+                    break
+            else:
+                if flush():
+                    chunk.lines = lines.count
     except Exception as exc:
         damaged = corrupt(path, exc)
         if damaged is None:
             raise
         raise damaged from None
-    if pack is not None and rows:
-        chunk.items.append(pack(rows) if load is None else load([pack(rows)]))
+    taken.close()
     return chunk

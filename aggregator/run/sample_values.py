@@ -32,7 +32,8 @@ import polars as pl
 
 from aggregator.metrics.families import resolve
 from aggregator.metrics.family import RowInput
-from aggregator.units.sample_counts import COLUMNS, Column, counts_and_pairs
+from aggregator.units.sample_counts import COLUMNS, Column, UnitPairs, counts_and_pairs
+from scorecards.record import BadRow
 from scorecards.schema import Row
 from scorecards.schema_merge import merge_structs
 
@@ -123,16 +124,46 @@ class SampleEvaluator:
         """The duplicate rows among the loaded blocks (:func:`duplicates`)."""
         return duplicates(frames, lines, excluded)
 
-    def __call__(self, record: SampleRecord) -> tuple[object, ...]:
-        core, pairs = counts_and_pairs(record)
+    def batch(self, records: list[SampleRecord]) -> list[tuple[object, ...] | BadRow | UnicodeDecodeError]:
+        """:meth:`__call__` of each record, family by family over all of them (each family's rule runs
+        on many rows in a row); a record a family finds bad gives the error it raised."""
         plan = _plan(self.names)
+        counted = list(map(_counted, records))
         if not plan:
-            return core
-        row = list(core)
-        inp = RowInput(record, RowValues(row, _positions(self.names)), core, pairs)
+            return [found if isinstance(found, Exception) else found[0] for found in counted]
+        positions = _positions(self.names)
+        rows: list[list[object]] = []
+        inputs: list[RowInput] = []
+        failed: dict[int, BadRow | UnicodeDecodeError] = {}
+        for index, (record, found) in enumerate(zip(records, counted)):
+            if isinstance(found, Exception):
+                failed[index], found = found, ((), {})
+            rows.append(list(found[0]))
+            inputs.append(RowInput(record, RowValues(rows[-1], positions), *found))
         for compute in plan:
-            row.extend(compute(inp))
-        return tuple(row)
+            for index, (inp, row) in enumerate(zip(inputs, rows)):
+                if index not in failed:
+                    try:
+                        row.extend(compute(inp))
+                    except (BadRow, UnicodeDecodeError) as exc:
+                        failed[index] = exc
+        return [failed[index] if index in failed else tuple(row) for index, row in enumerate(rows)]
+
+    def __call__(self, record: SampleRecord) -> tuple[object, ...]:
+        """One record's row (the core's values, then each family's); raises what :meth:`batch` gives."""
+        value = self.batch([record])[0]
+        if isinstance(value, (BadRow, UnicodeDecodeError)):
+            raise value
+        return value
+
+
+def _counted(record: SampleRecord) -> tuple[tuple[object, ...], UnitPairs] | BadRow | UnicodeDecodeError:
+    """The core's values and pairs of a record (:func:`~aggregator.units.sample_counts.counts_and_pairs`),
+    or the error that makes it a bad line."""
+    try:
+        return counts_and_pairs(record)
+    except (BadRow, UnicodeDecodeError) as exc:
+        return exc
 
 
 @cache
