@@ -6,19 +6,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import aggregator.run.sample_values as sample_values
-from aggregator.metrics.family import RowInput
 from aggregator.run.sample_values import SampleEvaluator
 from scorecards import chunks
 from scorecards.chunks import read_range
 from scorecards.record import BadRow, SampleRecord
 from tests.scorecard_rows import item, row
+
+if TYPE_CHECKING:
+    from aggregator.metrics.family import RowInput
 
 KINDS = ("valid", "valid", "valid", "not json", "no key", "family rejects", "family cannot decode", "blank")
 
