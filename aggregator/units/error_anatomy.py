@@ -89,14 +89,29 @@ def unit_items(unit: str, tuples: Collection[EvalTuple]) -> list[Item]:
         return []
     if unit == "otepol":
         return [_new(Item, (k, p, (k,))) for k, p in sorted({(surface_key(term), p) for _, term, p in tuples})]
-    found: dict[tuple[str, str], set[str]] = {}
-    attributes = unit == "attrpol"
-    for ref, term, polarity in tuples:
-        if ref:
-            key = _attribute(ref) if attributes else ref
-            if key is not None:
-                found.setdefault((key, polarity), set()).add(surface_key(term))
-    return _sorted_items(found)
+    if unit == "attrpol":
+        keyed = sorted({(key, p, surface_key(term)) for ref, term, p in tuples
+                        if ref and (key := _attribute(ref)) is not None})
+    else:
+        keyed = sorted({(ref, p, surface_key(term)) for ref, term, p in tuples if ref})
+    return _grouped(keyed)
+
+
+def _grouped(keyed: Sequence[tuple[str, str, str]]) -> list[Item]:
+    """Items of sorted, distinct ``(key, polarity, term)`` triples: one per pair, with its terms in order."""
+    out: list[Item] = []
+    terms: list[str] = []
+    for key, polarity, term in keyed:
+        if terms and out[-1][:2] == (key, polarity):
+            terms.append(term)
+            continue
+        if len(terms) > 1:
+            out[-1] = _new(Item, (*out[-1][:2], tuple(terms)))
+        out.append(_new(Item, (key, polarity, (term,))))
+        terms = [term]
+    if len(terms) > 1:
+        out[-1] = _new(Item, (*out[-1][:2], tuple(terms)))
+    return out
 
 
 def all_items(tuples: Collection[EvalTuple]) -> dict[str, list[Item]]:
@@ -106,11 +121,6 @@ def all_items(tuples: Collection[EvalTuple]) -> dict[str, list[Item]]:
 
 _new = tuple.__new__
 """Builds an :class:`Item` from a tuple without the named tuple's Python-level constructor (hot path)."""
-
-
-def _sorted_items(pairs: dict[tuple[str, str], set[str]]) -> list[Item]:
-    return [_new(Item, (k, p, tuple(sorted(terms)) if len(terms) > 1 else tuple(terms)))
-            for (k, p), terms in sorted(pairs.items())]
 
 
 items = unit_items
