@@ -158,6 +158,10 @@ def test_the_row_shortcuts_give_what_classifying_every_unit_and_stage_gives(
         gold: frozenset[EvalTuple], stage1: frozenset[EvalTuple], final: frozenset[EvalTuple]) -> None:
     """The row skips units without predictions and stages equal to the other: the same values as
     classifying both stages of every unit and reading the transitions."""
+    _check_row_shortcuts(gold, stage1, final)
+
+
+def _check_row_shortcuts(gold: frozenset[EvalTuple], stage1: frozenset[EvalTuple], final: frozenset[EvalTuple]) -> None:
     record = record_of(scorecard_row("k", gold=_as_items(gold), stage1=_as_items(stage1), final=_as_items(final)))
     expected: list[object] = []
     for unit in UNIT_CLASSES:
@@ -169,6 +173,48 @@ def test_the_row_shortcuts_give_what_classifying_every_unit_and_stage_gives(
             expected += counted.values()
         expected.append(",".join(moved.changes) or None)
     assert row(RowInput(record, dict(zip(COLUMN_NAMES, sample_counts(record))))) == tuple(expected)
+
+
+@st.composite
+def _stage_of(draw: st.DrawFn, gold: frozenset[EvalTuple]) -> frozenset[EvalTuple]:
+    """A stage made from the gold tuples as a pipeline gets them wrong: each kept, given another polarity,
+    ref or term, stripped of its ref, or left out; plus a few tuples of its own."""
+    out = set()
+    for ref, term, polarity in gold:
+        change = draw(st.sampled_from(("keep", "polarity", "ref", "term", "no ref", "drop")))
+        if change == "polarity":
+            polarity = draw(st.sampled_from([p for p in POLARITIES if p != polarity]))
+        elif change in ("ref", "term", "no ref"):
+            ref = "" if change == "no ref" else draw(st.sampled_from(REFS)) if change == "ref" else ref
+            term = draw(st.sampled_from(TERMS)) if change == "term" else term
+        if change != "drop":
+            out.add(EvalTuple(ref, term, polarity))
+    return frozenset(out | draw(st.frozensets(eval_tuple, max_size=2)))
+
+
+@FAST
+@given(data=st.data(), gold=st.frozensets(eval_tuple, min_size=1, max_size=5))
+def test_the_row_shortcuts_on_stages_made_from_gold(data: st.DataObject, gold: frozenset[EvalTuple]) -> None:
+    """The same, on stages that get some gold tuples right and others wrong in one way each (most
+    samples of a real run; independent random stages seldom have several paired errors at one stage
+    and none at the other)."""
+    _check_row_shortcuts(gold, data.draw(_stage_of(gold)), data.draw(_stage_of(gold)))
+
+
+def test_a_stage_without_predictions_moves_every_paired_error_from_or_to_missed() -> None:
+    """Hand-worked: stage 1 has no ref (no pair under refpol), the final stage two polarity errors; and
+    the reverse."""
+    gold = [item("본품#품질", "맛", "positive"), item("배송#속도", "배송", "positive")]
+    no_refs = [item(None, "맛", "positive")]
+    wrong = [item("본품#품질", "맛", "negative"), item("배송#속도", "배송", "negative")]
+    for stage1, final, moved, change in ((no_refs, wrong, "repaired", "missed>polarity"),
+                                         (wrong, no_refs, "introduced", "polarity>missed")):
+        values = dict(zip((c.name for c in COLUMNS), _values(gold, stage1, final)))
+        assert (values["err_refpol_s1_missed"], values["err_refpol_s2_missed"]) == ((2, 0) if final is wrong else (0, 2))
+        assert (values["err_refpol_s1_polarity"], values["err_refpol_s2_polarity"]) == ((0, 2) if final is wrong else (2, 0))
+        changed = "err_refpol_changed_missed" if final is wrong else "err_refpol_changed_polarity"
+        assert values[changed] == 2 and values[f"err_refpol_{moved}_missed"] == 0
+        assert values["err_refpol_changes"] == f"{change},{change}"
 
 
 SCORES = st.sampled_from([None, None, 0.0, 0.4, 0.5, 0.9])

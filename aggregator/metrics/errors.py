@@ -99,11 +99,38 @@ def row(inp: RowInput) -> tuple[object, ...]:
             out += _counts(unit, gold, first_pred) * 2
             out += _NO_MOVES[unit]
             continue
+        if not first_pred or not final_pred:
+            out += _one_stage(unit, gold, first_pred, final_pred)
+            continue
         first, final = classify(unit, gold, first_pred), classify(unit, gold, final_pred)
         out += counts(unit, first)
         out += counts(unit, final)
         out += _moves(transitions(unit, first, final, first_pred, final_pred))
     return tuple(out)
+
+
+def _one_stage(unit: str, gold: list[Item], first_pred: list[Item], final_pred: list[Item]) -> list[object]:
+    """The values of a unit with predicted pairs at one stage only (what :func:`transitions` gives then):
+    the other stage misses every gold pair, so each class of a gold pair at the stage with predictions
+    is a move from or to missed, and its spurious pairs were introduced or repaired."""
+    found = classify(unit, gold, first_pred or final_pred)
+    classes = UNIT_CLASSES[unit]
+    matched = found.gold.count(EXACT)
+    paired = [c for c in found.gold if c != EXACT and c != MISSED]
+    changed = dict.fromkeys(gold_side(unit), 0)
+    missed = [*_ZEROS[unit], 0, len(gold)]
+    if final_pred:
+        repaired = {**dict.fromkeys(classes, 0), MISSED: matched}
+        introduced = {**dict.fromkeys(classes, 0), SPURIOUS: found.pred.count(SPURIOUS)}
+        changed[MISSED] = len(paired)
+        return [*missed, *counts(unit, found), *_moves(Transitions(repaired, introduced, changed,
+                                                                    sorted(f"{MISSED}>{c}" for c in paired)))]
+    repaired = {**dict.fromkeys(classes, 0), SPURIOUS: found.pred.count(SPURIOUS)}
+    introduced = {**dict.fromkeys(classes, 0), MISSED: matched}
+    for cls in paired:
+        changed[cls] += 1
+    return [*counts(unit, found), *missed, *_moves(Transitions(repaired, introduced, changed,
+                                                                sorted(f"{c}>{MISSED}" for c in paired)))]
 
 
 _CORE = {unit: (f"{unit}_s1_tp", f"{unit}_s1_fp", f"{unit}_s1_fn", f"{unit}_s2_tp", f"{unit}_s2_fp") for unit in UNITS}
