@@ -154,12 +154,17 @@ class Registry:
         assert metric.expr is not None, f"{metric.name} is run-level"
         return pl.when(pl.col("n_gold").sum() > 0).then(metric.expr) if metric.requires_gold else metric.expr
 
+    def selected(self) -> list[pl.Expr]:
+        """The expressions :meth:`compute` selects (every metric but the run-level ones), built once."""
+        if self._selected is None:
+            self._selected = [self.expression(m).alias(m.name) for m in self if m.run_level is None]
+        return self._selected
+
     def compute(self, table: pl.DataFrame, context: RunContext | None = None) -> dict[str, MetricValue]:
         """Evaluate every metric over a per-sample table; None marks a blank value."""
         context = context if context is not None else RunContext()
-        if self._selected is None:
-            self._selected = [self.expression(m).alias(m.name) for m in self if m.run_level is None]
-        row = table.select(self._selected).row(0, named=True) if self._selected else {}
+        selected = self.selected()
+        row = table.select(selected).row(0, named=True) if selected else {}
         gold = bool(row.get("gold_available", table.get_column("n_gold").sum() > 0))
         for m in self:
             if m.run_level is not None:

@@ -93,8 +93,8 @@ def evaluate_run(
     """Read a run directory or scorecards file and compute its structural metrics.
 
     Raises :class:`~scorecards.errors.InputError` (one line, with file and line) for bad input.
-    Importing Polars and ``while_reading()`` (e.g. importing writers) happen while the
-    reader's workers decode (and its thread hashes the input and checks its UTF-8), with
+    Importing Polars, ``while_reading()`` (e.g. importing writers) and building the metrics'
+    expressions happen while the reader's workers decode (and its thread hashes the input and checks its UTF-8), with
     the cyclic garbage collector paused: its passes over freshly imported modules find nothing.
     ``on_bytes`` is called with the size of each block read (see :func:`~scorecards.reader.start_read`).
     ``families`` selects the metric families in force (None: all; the core is always in force).
@@ -119,6 +119,8 @@ def evaluate_run(
 
         if while_reading is not None:
             while_reading()
+        registry = build_registry(families)
+        registry.selected()  # the metrics' expressions, built while the input is decoded
         read = pending.result()
         all_rows = table_of_blocks(read.items, read.lines, read.kept)  # consumes the blocks
         read.lines = array("q")
@@ -130,7 +132,6 @@ def evaluate_run(
     side_digests: dict[str, str | None] = {}
     side = {} if fallback else read_side_files(read.path.parent, in_force, side_digests)
     context = RunContext(side=side, profile=profile, profile_fallback=fallback, all_rows=all_rows)
-    registry = build_registry(families)
     metrics = registry.compute(table, context)
     warnings = {
         "polarity_defaulted": int(table.get_column("polarity_defaulted").sum()),
