@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING
 
 from aggregator.metrics.family import Family, RowInput
 from aggregator.metrics.registry import Metric, Registry
-from aggregator.units.error_anatomy import UNIT_CLASSES, Transitions, classify, counts, gold_side, transitions, unit_items
+from aggregator.units.error_anatomy import (
+    UNIT_CLASSES,
+    Transitions,
+    classify,
+    counts,
+    gold_side,
+    stage_classes,
+    transitions,
+    unit_items,
+)
 from aggregator.units.error_classes import EXACT, MISSED, PAIRED, SPURIOUS
 from aggregator.units.projection import UNITS as UNIT_SCORING
 from aggregator.units.sample_counts import COLUMN_NAMES, STAGES, Column
@@ -100,7 +109,7 @@ def row(inp: RowInput) -> tuple[object, ...]:
             out += _NO_MOVES[unit]
             continue
         if not first_pred or not final_pred:
-            out += _one_stage(unit, gold, first_pred, final_pred)
+            out += _one_stage(unit, gold, first_pred, final_pred, first_tp or final_tp)
             continue
         first, final = classify(unit, gold, first_pred), classify(unit, gold, final_pred)
         out += counts(unit, first)
@@ -109,28 +118,27 @@ def row(inp: RowInput) -> tuple[object, ...]:
     return tuple(out)
 
 
-def _one_stage(unit: str, gold: list[Item], first_pred: list[Item], final_pred: list[Item]) -> list[object]:
-    """The values of a unit with predicted pairs at one stage only (what :func:`transitions` gives then):
-    the other stage misses every gold pair, so each class of a gold pair at the stage with predictions
-    is a move from or to missed, and its spurious pairs were introduced or repaired."""
-    found = classify(unit, gold, first_pred or final_pred)
-    classes = UNIT_CLASSES[unit]
-    matched = found.gold.count(EXACT)
-    paired = [c for c in found.gold if c != EXACT and c != MISSED]
+def _one_stage(unit: str, gold: list[Item], first_pred: list[Item], final_pred: list[Item], tp: int) -> list[object]:
+    """The values of a unit with predicted pairs at one stage only (what :func:`transitions` gives then;
+    ``tp``: that stage's): the other stage misses every gold pair, so each class of a gold pair at the
+    stage with predictions is a move from or to missed, and its spurious pairs were introduced or repaired."""
+    pred = first_pred or final_pred
+    classes, spurious = stage_classes(unit, gold, pred, tp)
+    paired = [c for c in classes if c != EXACT and c != MISSED]
+    counted = [spurious if c == SPURIOUS else classes.count(c) for c in UNIT_CLASSES[unit]]
+    zeros = dict.fromkeys(UNIT_CLASSES[unit], 0)
     changed = dict.fromkeys(gold_side(unit), 0)
     missed = [*_ZEROS[unit], 0, len(gold)]
     if final_pred:
-        repaired = {**dict.fromkeys(classes, 0), MISSED: matched}
-        introduced = {**dict.fromkeys(classes, 0), SPURIOUS: found.pred.count(SPURIOUS)}
         changed[MISSED] = len(paired)
-        return [*missed, *counts(unit, found), *_moves(Transitions(repaired, introduced, changed,
-                                                                    sorted(f"{MISSED}>{c}" for c in paired)))]
-    repaired = {**dict.fromkeys(classes, 0), SPURIOUS: found.pred.count(SPURIOUS)}
-    introduced = {**dict.fromkeys(classes, 0), MISSED: matched}
+        moved = Transitions({**zeros, MISSED: tp}, {**zeros, SPURIOUS: spurious}, changed,
+                            sorted(f"{MISSED}>{c}" for c in paired))
+        return [*missed, *counted, *_moves(moved)]
     for cls in paired:
         changed[cls] += 1
-    return [*counts(unit, found), *missed, *_moves(Transitions(repaired, introduced, changed,
-                                                                sorted(f"{c}>{MISSED}" for c in paired)))]
+    moved = Transitions({**zeros, SPURIOUS: spurious}, {**zeros, MISSED: tp}, changed,
+                        sorted(f"{c}>{MISSED}" for c in paired))
+    return [*counted, *missed, *_moves(moved)]
 
 
 _CORE = {unit: (f"{unit}_s1_tp", f"{unit}_s1_fp", f"{unit}_s1_fn", f"{unit}_s2_tp", f"{unit}_s2_fp") for unit in UNITS}

@@ -36,6 +36,7 @@ from aggregator.units.error_classes import (
     SPURIOUS,
     Assignment,
     assign,
+    lone_gold_class,
     overlaps,
     term_overlap,
 )
@@ -194,6 +195,16 @@ def classify(unit: UnitName | str, gold: Sequence[Item], pred: Sequence[Item]) -
     if not pred or not gold:
         return Assignment([MISSED] * len(gold), [SPURIOUS] * len(pred), [None] * len(gold))
     return assign(gold, pred, exact_pairs(unit, gold, pred), LADDERS[unit], RELATE[unit])
+
+
+def stage_classes(unit: str, gold: Sequence[Item], pred: Sequence[Item], tp: int) -> tuple[list[str], int]:
+    """The class of each gold item and the number of spurious predictions (:func:`classify`), given the
+    unit's true positives ``tp``: a lone gold item is exact, or paired or missed without a matching."""
+    if len(gold) == 1 and pred:
+        cls = EXACT if tp else lone_gold_class(gold[0], pred, LADDERS[unit], RELATE[unit])
+        return [cls], len(pred) - (cls != MISSED)
+    found = classify(unit, gold, pred)
+    return found.gold, found.pred.count(SPURIOUS)
 
 
 class Transitions(NamedTuple):

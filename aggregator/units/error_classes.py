@@ -174,6 +174,13 @@ def _one_side(gold: Sequence[G], pred: Sequence[P], left_gold: list[int], left_p
     return []
 
 
+def lone_gold_class(item: G, pred: Sequence[P], ladder: Sequence[str], relate: Relate[G, P]) -> str:
+    """The class :func:`assign` gives a lone gold item that no prediction matches exactly: the first class
+    of the ladder that joins it to a prediction, else missed."""
+    found = _one_side([item], pred, [0], list(range(len(pred))), ladder, relate)
+    return found[0][1] if found else MISSED
+
+
 def _best_matching(edges: list[tuple[int, int, float]]) -> list[tuple[int, int]]:
     """A maximum matching of ``edges`` with the highest total score (see the module docstring)."""
     if not edges:
