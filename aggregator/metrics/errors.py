@@ -20,6 +20,8 @@ Metrics, over samples with gold (blank when no sample has gold):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -105,8 +107,8 @@ def row(inp: RowInput) -> tuple[object, ...]:
         first_pred = unit_items(unit, record.stage1) if first_tp + first_fp else []
         final_pred = first_pred if same else unit_items(unit, record.final) if final_tp + final_fp else []
         if final_pred == first_pred:
-            out += _counts(unit, gold, first_pred) * 2
-            out += _NO_MOVES[unit]
+            classes, spurious = stage_classes(unit, gold, first_pred, first_tp)
+            out += _unchanged(unit, tuple(classes), spurious)
             continue
         if not first_pred or not final_pred:
             out += _one_stage(unit, gold, first_pred, final_pred, first_tp or final_tp)
@@ -118,27 +120,33 @@ def row(inp: RowInput) -> tuple[object, ...]:
     return tuple(out)
 
 
-def _one_stage(unit: str, gold: list[Item], first_pred: list[Item], final_pred: list[Item], tp: int) -> list[object]:
-    """The values of a unit with predicted pairs at one stage only (what :func:`transitions` gives then;
-    ``tp``: that stage's): the other stage misses every gold pair, so each class of a gold pair at the
-    stage with predictions is a move from or to missed, and its spurious pairs were introduced or repaired."""
-    pred = first_pred or final_pred
-    classes, spurious = stage_classes(unit, gold, pred, tp)
+def _one_stage(unit: str, gold: list[Item], first_pred: list[Item], final_pred: list[Item], tp: int) -> tuple[object, ...]:
+    """The values of a unit with predicted pairs at one stage only (``tp``: that stage's)."""
+    classes, spurious = stage_classes(unit, gold, first_pred or final_pred, tp)
+    return _one_stage_values(unit, bool(final_pred), tuple(classes), spurious, tp)
+
+
+@lru_cache(maxsize=1 << 12)
+def _one_stage_values(unit: str, final: bool, classes: tuple[str, ...], spurious: int, tp: int) -> tuple[object, ...]:
+    """What :func:`transitions` gives when only the stage-1 (``final`` False) or only the final stage has
+    predictions, its gold classes ``classes`` and ``spurious`` predictions: the other stage misses every
+    gold pair, so each class of a gold pair is a move from or to missed, and the spurious pairs were
+    introduced or repaired. A function of a few small values, so it is kept for the next sample."""
     paired = [c for c in classes if c != EXACT and c != MISSED]
-    counted = [spurious if c == SPURIOUS else classes.count(c) for c in UNIT_CLASSES[unit]]
+    counted = _stage_counts(unit, classes, spurious)
     zeros = dict.fromkeys(UNIT_CLASSES[unit], 0)
     changed = dict.fromkeys(gold_side(unit), 0)
-    missed = [*_ZEROS[unit], 0, len(gold)]
-    if final_pred:
+    missed = [*_ZEROS[unit], 0, len(classes)]
+    if final:
         changed[MISSED] = len(paired)
         moved = Transitions({**zeros, MISSED: tp}, {**zeros, SPURIOUS: spurious}, changed,
                             sorted(f"{MISSED}>{c}" for c in paired))
-        return [*missed, *counted, *_moves(moved)]
+        return (*missed, *counted, *_moves(moved))
     for cls in paired:
         changed[cls] += 1
     moved = Transitions({**zeros, SPURIOUS: spurious}, {**zeros, MISSED: tp}, changed,
                         sorted(f"{c}>{MISSED}" for c in paired))
-    return [*counted, *missed, *_moves(moved)]
+    return (*counted, *missed, *_moves(moved))
 
 
 _CORE = {unit: (f"{unit}_s1_tp", f"{unit}_s1_fp", f"{unit}_s1_fn", f"{unit}_s2_tp", f"{unit}_s2_fp") for unit in UNITS}
@@ -170,11 +178,16 @@ def _unpaired_moves(unit: str, gold: frozenset[Pair], first: frozenset[Pair], fi
     return _moves(Transitions(repaired, introduced, dict.fromkeys(gold_side(unit), 0), []))
 
 
-def _counts(unit: str, gold: list[Item], pred: list[Item]) -> list[int]:
-    """:func:`counts` of one stage; without gold or without prediction every pair is missed or spurious."""
-    if gold and pred:
-        return counts(unit, classify(unit, gold, pred))
-    return [*_ZEROS[unit], len(pred), len(gold)]
+@lru_cache(maxsize=1 << 12)
+def _unchanged(unit: str, classes: tuple[str, ...], spurious: int) -> tuple[object, ...]:
+    """The values of a unit whose predicted pairs are the same at both stages: its counts twice, no moves."""
+    counted = _stage_counts(unit, classes, spurious)
+    return (*counted, *counted, *_NO_MOVES[unit])
+
+
+def _stage_counts(unit: str, classes: Sequence[str], spurious: int) -> list[int]:
+    """:func:`counts` of a stage from its gold classes and its number of spurious predictions."""
+    return [spurious if c == SPURIOUS else classes.count(c) for c in UNIT_CLASSES[unit]]
 
 
 _NO_MOVES: dict[str, list[object]] = {unit: [*[0] * sum(len(move_classes(unit, m)) for m in MOVES), None]
