@@ -101,17 +101,13 @@ def unit_items(unit: str, tuples: Collection[EvalTuple]) -> list[Item]:
 def _grouped(keyed: Sequence[tuple[str, str, str]]) -> list[Item]:
     """Items of sorted, distinct ``(key, polarity, term)`` triples: one per pair, with its terms in order."""
     out: list[Item] = []
-    terms: list[str] = []
+    last_key = last_polarity = None
     for key, polarity, term in keyed:
-        if terms and out[-1][:2] == (key, polarity):
-            terms.append(term)
-            continue
-        if len(terms) > 1:
-            out[-1] = _new(Item, (*out[-1][:2], tuple(terms)))
-        out.append(_new(Item, (key, polarity, (term,))))
-        terms = [term]
-    if len(terms) > 1:
-        out[-1] = _new(Item, (*out[-1][:2], tuple(terms)))
+        if key == last_key and polarity == last_polarity:
+            out[-1] = _new(Item, (key, polarity, (*out[-1][2], term)))
+        else:
+            out.append(_new(Item, (key, polarity, (term,))))
+            last_key, last_polarity = key, polarity
     return out
 
 
