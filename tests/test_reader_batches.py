@@ -74,15 +74,18 @@ def _read(path: Path, skip: bool, transform: Callable[[SampleRecord], Any]) -> t
 
 @settings(max_examples=60, deadline=None)
 @given(kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=12), batch=st.integers(1, 5),
-       skip=st.booleans(), families=st.sampled_from([None, ("core",)]))
+       held=st.sampled_from([1, 400, 2**30]), skip=st.booleans(), families=st.sampled_from([None, ("core",)]))
 def test_a_batched_read_is_the_line_by_line_read(tmp_path_factory: pytest.TempPathFactory, kinds: list[str],
-                                                 batch: int, skip: bool, families: tuple[str, ...] | None) -> None:
+                                                 batch: int, held: int, skip: bool,
+                                                 families: tuple[str, ...] | None) -> None:
+    """``held``: the bytes of lines a batch may hold (every line, about two lines, any number)."""
     path = tmp_path_factory.mktemp("batches") / "scorecards.jsonl"
     path.write_text("\n".join(_line(kind, i) for i, kind in enumerate(kinds)) + "\n", encoding="utf-8")
     evaluator = SampleEvaluator(families)
     plan = sample_values._plan(families)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(chunks, "BATCH_ROWS", batch)
+        patch.setattr(chunks, "BATCH_BYTES", held)
         patch.setattr(sample_values, "_plan", lambda names: (*plan, _strict_family))
         expected = _read(path, skip, _LineByLine(evaluator))
         assert _read(path, skip, _Batched(evaluator)) == expected
