@@ -20,7 +20,6 @@ Metrics, over samples with gold (blank when no sample has gold):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 from operator import itemgetter
 from typing import TYPE_CHECKING
@@ -34,6 +33,7 @@ from aggregator.units.error_anatomy import (
     counts,
     gold_side,
     stage_classes,
+    stage_counts,
     transitions,
     unit_items,
 )
@@ -133,20 +133,19 @@ def _one_stage_values(unit: str, final: bool, classes: tuple[str, ...], spurious
     gold pair, so each class of a gold pair is a move from or to missed, and the spurious pairs were
     introduced or repaired. A function of a few small values, so it is kept for the next sample."""
     paired = [c for c in classes if c != EXACT and c != MISSED]
-    counted = _stage_counts(unit, classes, spurious)
     zeros = dict.fromkeys(UNIT_CLASSES[unit], 0)
+    missed_moved, spurious_moved = {**zeros, MISSED: tp}, {**zeros, SPURIOUS: spurious}
     changed = dict.fromkeys(gold_side(unit), 0)
-    missed = [*_ZEROS[unit], 0, len(classes)]
-    if final:
+    stages = [stage_counts(unit, classes, spurious), [*_ZEROS[unit], 0, len(classes)]]
+    if final:  # stage 1 missed every gold pair: exact ones were repaired, spurious ones introduced
         changed[MISSED] = len(paired)
-        moved = Transitions({**zeros, MISSED: tp}, {**zeros, SPURIOUS: spurious}, changed,
-                            sorted(f"{MISSED}>{c}" for c in paired))
-        return (*missed, *counted, *_moves(moved))
-    for cls in paired:
-        changed[cls] += 1
-    moved = Transitions({**zeros, SPURIOUS: spurious}, {**zeros, MISSED: tp}, changed,
-                        sorted(f"{c}>{MISSED}" for c in paired))
-    return (*counted, *missed, *_moves(moved))
+        moved = Transitions(missed_moved, spurious_moved, changed, sorted(f"{MISSED}>{c}" for c in paired))
+        stages.reverse()
+    else:  # the final stage misses every gold pair: the reverse
+        for cls in paired:
+            changed[cls] += 1
+        moved = Transitions(spurious_moved, missed_moved, changed, sorted(f"{c}>{MISSED}" for c in paired))
+    return (*stages[0], *stages[1], *_moves(moved))
 
 
 _CORE = {unit: (f"{unit}_s1_tp", f"{unit}_s1_fp", f"{unit}_s1_fn", f"{unit}_s2_tp", f"{unit}_s2_fp") for unit in UNITS}
@@ -181,13 +180,8 @@ def _unpaired_moves(unit: str, gold: frozenset[Pair], first: frozenset[Pair], fi
 @lru_cache(maxsize=1 << 12)
 def _unchanged(unit: str, classes: tuple[str, ...], spurious: int) -> tuple[object, ...]:
     """The values of a unit whose predicted pairs are the same at both stages: its counts twice, no moves."""
-    counted = _stage_counts(unit, classes, spurious)
+    counted = stage_counts(unit, classes, spurious)
     return (*counted, *counted, *_NO_MOVES[unit])
-
-
-def _stage_counts(unit: str, classes: Sequence[str], spurious: int) -> list[int]:
-    """:func:`counts` of a stage from its gold classes and its number of spurious predictions."""
-    return [spurious if c == SPURIOUS else classes.count(c) for c in UNIT_CLASSES[unit]]
 
 
 _NO_MOVES: dict[str, list[object]] = {unit: [*[0] * sum(len(move_classes(unit, m)) for m in MOVES), None]

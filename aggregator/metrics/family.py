@@ -54,20 +54,17 @@ class RowInput:
 
     @property
     def core(self) -> Sequence[object]:
-        if self._core is None:
-            self._count()
-        return self._core  # type: ignore[return-value]
+        return self._core if self._core is not None else self._count()[0]
 
     @property
     def pairs(self) -> UnitPairs:
-        if self._pairs is None:
-            self._count()
-        return self._pairs  # type: ignore[return-value]
+        return self._pairs if self._pairs is not None else self._count()[1]
 
-    def _count(self) -> None:
+    def _count(self) -> tuple[Sequence[object], UnitPairs]:
         from aggregator.units.sample_counts import counts_and_pairs
 
         self._core, self._pairs = counts_and_pairs(self.record)
+        return self._core, self._pairs
 
 
 @dataclass(frozen=True)

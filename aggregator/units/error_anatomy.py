@@ -248,5 +248,10 @@ def _spurious_pairs(pred: Sequence[Item], classes: list[str]) -> set[Pair]:
 def counts(unit: str, assignment: Assignment) -> list[int]:
     """The count of each of the unit's error classes (:data:`UNIT_CLASSES` order): gold-side classes
     counted on gold pairs, spurious on predictions."""
-    gold, pred = assignment.gold, assignment.pred
-    return [pred.count(c) if c == SPURIOUS else gold.count(c) for c in UNIT_CLASSES[unit]]
+    return stage_counts(unit, assignment.gold, assignment.pred.count(SPURIOUS))
+
+
+def stage_counts(unit: str, gold_classes: Sequence[str], spurious: int) -> list[int]:
+    """:func:`counts` from the gold items' classes and the number of spurious predictions
+    (what :func:`stage_classes` gives)."""
+    return [spurious if c == SPURIOUS else gold_classes.count(c) for c in UNIT_CLASSES[unit]]
