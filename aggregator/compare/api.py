@@ -19,7 +19,7 @@ from aggregator.compare.choices import pairs as contrast_pairs
 from aggregator.compare.condition_warnings import WARNINGS_COLUMN, ComparisonWarnings
 from aggregator.compare.conditions import ConditionInput, condition_rows, conditions_frame
 from aggregator.compare.consistency import consistency_table
-from aggregator.compare.contrasts import contrast_rows, paired_frame, sample_split
+from aggregator.compare.contrasts import SampleSplit, contrast_rows, paired_frame, sample_split
 from aggregator.compare.degenerate import degenerate_cases, degenerate_notes
 from aggregator.compare.flips import flips_table
 from aggregator.compare.merged import merged_table
@@ -165,12 +165,24 @@ class _Conditions:
     rows_of: dict[str, np.ndarray]
     kept: dict[str, tuple[np.ndarray, ConditionReplicates]] = field(default_factory=dict)
 
+    def samples(self, name: str) -> np.ndarray:
+        """The samples of any of the condition's runs (indices on the comparison's axis)."""
+        return np.flatnonzero(self.cube.present[self.rows_of[name]].any(axis=0))
+
     def own(self, name: str) -> tuple[np.ndarray, ConditionReplicates]:
         if name not in self.kept:
-            rows = self.rows_of[name]
-            samples = np.flatnonzero(self.cube.present[rows].any(axis=0))
-            self.kept[name] = samples, self.resampler.condition(rows.tolist(), samples)
+            samples = self.samples(name)
+            self.kept[name] = samples, self.resampler.condition(self.rows_of[name].tolist(), samples)
         return self.kept[name]
+
+    def plan(self, names: Sequence[str], splits: dict[tuple[str, str], SampleSplit]) -> list[tuple[list[int], np.ndarray]]:
+        """The conditions ``names`` over their own samples, in order, when that is every condition the
+        contrasts ``splits`` ask for (each over no common sample or over both conditions' own); else none."""
+        own = {name: self.samples(name) for name in names}
+        for (a, b), split in splits.items():
+            if len(split.common) and not (np.array_equal(split.common, own[a]) and np.array_equal(split.common, own[b])):
+                return []
+        return [(self.rows_of[name].tolist(), own[name]) for name in names]
 
     def over(self, name: str, samples: np.ndarray) -> ConditionReplicates:
         own_samples, replicates = self.own(name)
@@ -202,26 +214,28 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
         resampler = Resampler(registry, weighted, ordered, positions, opts.resamples, opts.seed)
         conditions = _Conditions(resampler, cube, rows_of)
         pending = Counter(name for pair in pairs for name in pair)
+        splits = {(a, b): sample_split(cube.present, rows_of[a], rows_of[b]) for a, b in pairs}
         condition_table: list[dict[str, object]] = []
         contrast_table: dict[tuple[str, str], list[dict[str, object]]] = {}
         done: set[str] = set()
-        for name in names:
-            samples, replicates = conditions.own(name)
-            members = [ordered[i] for i in rows_of[name]]
-            condition_table += condition_rows(registry, ConditionInput(name, members, len(samples), replicates),
-                                              weighted.names, weighted.not_resampled, opts.ddof)
-            done.add(name)
-            for a, b in pairs:
-                if (a, b) in contrast_table or not {a, b} <= done:
-                    continue
-                split = sample_split(cube.present, rows_of[a], rows_of[b])
-                reps = ((conditions.over(a, split.common), conditions.over(b, split.common))
-                        if len(split.common) else None)
-                contrast_table[(a, b)] = contrast_rows(registry, (a, b), split, reps, weighted.names,
-                                                       weighted.not_resampled, method=opts.interval)
-                pending.subtract((a, b))
-            for gone in [n for n in list(conditions.kept) if pending[n] <= 0]:
-                del conditions.kept[gone]
+        with resampler.ahead(conditions.plan(names, splits)):
+            for name in names:
+                samples, replicates = conditions.own(name)
+                members = [ordered[i] for i in rows_of[name]]
+                condition_table += condition_rows(registry, ConditionInput(name, members, len(samples), replicates),
+                                                  weighted.names, weighted.not_resampled, opts.ddof)
+                done.add(name)
+                for a, b in pairs:
+                    if (a, b) in contrast_table or not {a, b} <= done:
+                        continue
+                    split = splits[(a, b)]
+                    reps = ((conditions.over(a, split.common), conditions.over(b, split.common))
+                            if len(split.common) else None)
+                    contrast_table[(a, b)] = contrast_rows(registry, (a, b), split, reps, weighted.names,
+                                                           weighted.not_resampled, method=opts.interval)
+                    pending.subtract((a, b))
+                for gone in [n for n in list(conditions.kept) if pending[n] <= 0]:
+                    del conditions.kept[gone]
         paired = paired_frame([row for pair in pairs for row in contrast_table[pair]], adjust=opts.holm)
         subsets = subsets_table(resampler, cube, rows_of, opts.by, shown, chosen, ddof=opts.ddof, holm=opts.holm,
                                 method=opts.interval)

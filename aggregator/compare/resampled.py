@@ -7,12 +7,16 @@ the set's axis, a sample the run lacks contributing nothing, and multiplied by t
 of :func:`~aggregator.stats.bootstrap.draw_counts` for the set's size (all the condition's runs in
 one pass over the draws). The runs' replicates are then reduced one at a time
 (:func:`~aggregator.stats.components.condition_replicates`), so memory holds one run's replicates
-and the condition's running sums.
+and the condition's running sums. A comparison's conditions are prepared one ahead in a worker
+thread (:meth:`Resampler.ahead`), the products in the order of one at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,6 +25,7 @@ import polars as pl
 
 from aggregator.stats.bootstrap import ProductCache, draw_counts, iter_draws, many_weighted_sums, replicates_and_fixed
 from aggregator.stats.components import ConditionReplicates, Replicated, condition_replicates
+from aggregator.stats.sums import ColumnSums
 
 if TYPE_CHECKING:
     from aggregator.compare.runs import Run
@@ -45,6 +50,7 @@ class Resampler:
     seed: int
     _draws: dict[int, np.ndarray] = field(default_factory=dict)
     _products: dict[int, ProductCache] = field(default_factory=dict)
+    _ahead: _Ahead | None = None
 
     def draws(self, n: int) -> np.ndarray | Iterator[np.ndarray]:
         """The draws for n samples: kept while they fit :data:`DRAW_CACHE_CELLS`, else drawn again in blocks."""
@@ -70,7 +76,9 @@ class Resampler:
         values = np.array([np.nan if (value := metrics[n]) is None else float(value) for n in self.weighted.names])
         return values, inside
 
-    def _replicated(self, rows: Sequence[int], samples: np.ndarray) -> Iterator[Replicated]:
+    def _prepared(self, rows: Sequence[int], samples: np.ndarray) -> Prepared:
+        """Per run of the condition, its values and its column sums over the draws (all runs in one pass);
+        when the draws are drawn in blocks, its matrix placed on the samples' axis instead."""
         placed_runs = []
         for run in rows:
             values, inside = self.run_values(run, samples)
@@ -79,17 +87,72 @@ class Resampler:
             placed[np.searchsorted(samples, self.positions[run][inside])] = matrix
             placed_runs.append((values, placed))
         draws = self.draws(len(samples))
-        if isinstance(draws, np.ndarray):
-            cache = self._products.get(len(samples))
-            sums = many_weighted_sums(draws, [placed for _, placed in placed_runs], cache=cache)
-            for (values, _), run_sums in zip(placed_runs, sums):
-                replicates, fixed = self.weighted.replicates(run_sums)
-                yield values, replicates, fixed
+        if not isinstance(draws, np.ndarray):
+            return list(placed_runs)
+        sums = many_weighted_sums(draws, [placed for _, placed in placed_runs], cache=self._products.get(len(samples)))
+        return [(values, run_sums) for (values, _), run_sums in zip(placed_runs, sums)]
+
+    def _replicated(self, rows: Sequence[int], samples: np.ndarray) -> Iterator[Replicated]:
+        prepared = self._ahead.take(rows, samples) if self._ahead is not None else self._prepared(rows, samples)
+        for values, sums in prepared:
+            if isinstance(sums, ColumnSums):
+                yield values, *self.weighted.replicates(sums)
+            else:
+                yield values, *replicates_and_fixed(self.weighted, self.draws(len(samples)), sums)
+
+    @contextmanager
+    def ahead(self, plan: Sequence[tuple[Sequence[int], np.ndarray]]) -> Iterator[None]:
+        """Within the block, the conditions of ``plan`` (rows, samples), which must be asked for in that
+        order and be the only ones asked for, are prepared one condition ahead in a worker thread: its
+        products (BLAS) and Polars work run while the caller reduces the condition before. Products are
+        made in the order and batches of a plain run, with the same product cache, so every bit is the same;
+        while a plan runs, only the worker uses the draws and products kept. An empty plan prepares nothing ahead."""
+        if not plan:
+            yield
             return
-        for values, placed in placed_runs:
-            replicates, fixed = replicates_and_fixed(self.weighted, self.draws(len(samples)), placed)
-            yield values, replicates, fixed
+        with ThreadPoolExecutor(1, thread_name_prefix="resample-ahead") as pool:
+            self._ahead = _Ahead(pool, deque(plan), self._prepared)
+            try:
+                yield
+            finally:
+                self._ahead.stop()
+                self._ahead = None
 
     def condition(self, rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:
         """The condition made of runs ``rows``, over the sorted sample indices ``samples``."""
         return condition_replicates(self._replicated(rows, samples), len(samples))
+
+
+Prepared = list[tuple[np.ndarray, ColumnSums | np.ndarray]]
+
+
+class _Ahead:
+    """A plan of conditions prepared in order by one worker, at most one beyond the one being taken."""
+
+    def __init__(self, pool: ThreadPoolExecutor, plan: deque[tuple[Sequence[int], np.ndarray]],
+                 prepare: Callable[[Sequence[int], np.ndarray], Prepared]) -> None:
+        self._pool, self._plan, self._prepare = pool, plan, prepare
+        self._next: tuple[Sequence[int], np.ndarray, Future[Prepared]] | None = None
+        self._submit()
+
+    def _submit(self) -> None:
+        if self._plan:
+            rows, samples = self._plan.popleft()
+            self._next = (rows, samples, self._pool.submit(self._prepare, rows, samples))
+        else:
+            self._next = None
+
+    def take(self, rows: Sequence[int], samples: np.ndarray) -> Prepared:
+        """The next planned condition's preparation; the one after it starts."""
+        if self._next is None or list(self._next[0]) != list(rows) or not np.array_equal(self._next[1], samples):
+            raise RuntimeError("a condition was asked for out of the planned order")
+        prepared = self._next[2].result()
+        self._submit()
+        return prepared
+
+    def stop(self) -> None:
+        """Wait for the preparation under way (its products are in the cache) and drop the rest of the plan."""
+        self._plan.clear()
+        if self._next is not None and not self._next[2].cancel():
+            self._next[2].exception()
+        self._next = None
