@@ -122,3 +122,17 @@ def test_a_run_with_every_value_but_not_every_replicate_defined() -> None:
     close(condition.replicates[:, 0], [0.7, 0.55, 0.4])
     close(condition.interaction, [max((boot([0.5, 0.3], 4) + boot([0.7, 0.6, 0.5], 4)) / 2
                                       - boot([0.7, 0.55, 0.4], 4), 0.0)])
+
+
+def test_one_run_said_to_be_alone_gives_the_condition_without_its_own_variance() -> None:
+    """With ``n_runs=1`` the run's bootstrap variance (which only enters the interaction, 0 under 2 seeds) is
+    not computed; every field is the same, bit for bit, and the replicates' variance is the one inference reads."""
+    rng = np.random.default_rng(5)
+    value = np.array([0.4, NAN, 0.2])
+    reps = value + rng.normal(0.0, 0.05, (40, 3))
+    reps[[3, 8], 2] = NAN
+    told, untold = condition_replicates([(value, reps)], 9, n_runs=1), condition_replicates([(value, reps)], 9)
+    for field in ("mean", "seeds", "seed_variance", "replicates", "interaction", "replicate_variance"):
+        assert np.array_equal(getattr(told, field), getattr(untold, field), equal_nan=True), field
+    assert not told.interaction.any()
+    close(told.replicate_variance, [boot(reps[:, m].tolist(), 9) for m in range(3)])

@@ -120,7 +120,7 @@ class Resampler:
 
     def condition(self, rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:
         """The condition made of runs ``rows``, over the sorted sample indices ``samples``."""
-        return condition_replicates(self._replicated(rows, samples), len(samples))
+        return condition_replicates(self._replicated(rows, samples), len(samples), len(rows))
 
 
 Prepared = list[tuple[np.ndarray, ColumnSums | np.ndarray]]

@@ -38,7 +38,8 @@ class ConditionReplicates:
 
     ``mean``: mean over the defined runs; ``seeds``: how many runs define each metric;
     ``seed_variance``: var(ddof=1)/seeds (NaN under 2 seeds); ``replicates`` (R, M): the seed mean
-    in each resample; ``interaction``: the run × sample share to take out (0 under 2 seeds).
+    in each resample; ``interaction``: the run × sample share to take out (0 under 2 seeds);
+    ``replicate_variance``: the bootstrap variance of ``replicates`` (:func:`_bootstrap_variance`).
     """
 
     mean: np.ndarray
@@ -47,6 +48,7 @@ class ConditionReplicates:
     replicates: np.ndarray
     interaction: np.ndarray
     n_samples: int
+    replicate_variance: np.ndarray
 
 
 def _variance(x: np.ndarray) -> np.ndarray:
@@ -93,11 +95,13 @@ def _bootstrap_variance(replicates: np.ndarray, n: int, fixed: np.ndarray | None
 Replicated = tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def condition_replicates(runs: Iterable[Replicated], n_samples: int) -> ConditionReplicates:
+def condition_replicates(runs: Iterable[Replicated], n_samples: int, n_runs: int | None = None) -> ConditionReplicates:
     """Reduce a condition's runs, each ``(values (M,), replicates (R, M)[, fixed (M,)])``, one run at a
     time (``fixed``: metrics that are the same in every resample).
 
-    A metric undefined in a run (NaN value) leaves that run out of the metric's summaries.
+    A metric undefined in a run (NaN value) leaves that run out of the metric's summaries. The runs'
+    own bootstrap variances only enter the interaction, which needs 2 seeds: when ``n_runs`` says
+    there is one run, they are not computed.
     """
     values: list[np.ndarray] = []
     run_variances: list[np.ndarray] = []
@@ -117,7 +121,8 @@ def condition_replicates(runs: Iterable[Replicated], n_samples: int) -> Conditio
             total = part if total is None else np.add(total, part, out=total)
             count = count + finite.astype(np.int32)
         values.append(value)
-        run_variances.append(np.where(defined, _bootstrap_variance(kept, n_samples, fixed), np.nan))
+        if n_runs != 1:
+            run_variances.append(np.where(defined, _bootstrap_variance(kept, n_samples, fixed), np.nan))
     if total is None:
         raise ValueError("a condition needs at least one run")
     stacked = np.stack(values)
@@ -130,10 +135,10 @@ def condition_replicates(runs: Iterable[Replicated], n_samples: int) -> Conditio
         seed_variance = np.where(seeds >= 2, (spread * spread).sum(axis=0) / (seeds - 1) / seeds, np.nan)
         seed_mean = np.where(np.asarray(count) > 0, total / count, np.nan) if isinstance(count, np.ndarray) \
             else total / count
-        run_variance = np.nanmean(np.stack(run_variances), axis=0)
+        run_variance = np.nanmean(np.stack(run_variances), axis=0) if run_variances else np.zeros(len(mean))
     pooled = _bootstrap_variance(seed_mean, n_samples)
     interaction = np.where(seeds >= 2, np.maximum(run_variance - pooled, 0.0) / np.maximum(seeds - 1, 1), 0.0)
-    return ConditionReplicates(mean, seeds, seed_variance, seed_mean, np.nan_to_num(interaction), n_samples)
+    return ConditionReplicates(mean, seeds, seed_variance, seed_mean, np.nan_to_num(interaction), n_samples, pooled)
 
 
 @dataclass(frozen=True)
@@ -146,8 +151,8 @@ class Inference:
 
 
 def _infer(estimate: np.ndarray, seeds: list[tuple[np.ndarray, np.ndarray]], replicates: np.ndarray,
-           interaction: np.ndarray, n: int, method: Method) -> Inference:
-    sample = np.maximum(_bootstrap_variance(replicates, n) - interaction, 0.0)
+           replicate_variance: np.ndarray, interaction: np.ndarray, n: int, method: Method) -> Inference:
+    sample = np.maximum(replicate_variance - interaction, 0.0)
     components = [Component(variance, count - 1.0) for variance, count in seeds]
     components.append(Component(sample, np.full(estimate.shape, n - 1.0)))
     interval = combine(estimate, components, method)
@@ -163,7 +168,7 @@ def mean_inference(condition: ConditionReplicates) -> Inference:
     has S − 1 df (2 with 3 seeds), where Welch–Satterthwaite df are liberal (91.8% coverage measured
     for a nominal 95%, docs/compare.md), while Banerjee's rule covers 96–97%."""
     return _infer(condition.mean, [(condition.seed_variance, condition.seeds)], condition.replicates,
-                  condition.interaction, condition.n_samples, "banerjee")
+                  condition.replicate_variance, condition.interaction, condition.n_samples, "banerjee")
 
 
 def contrast_inference(a: ConditionReplicates, b: ConditionReplicates, method: Method = DEFAULT_METHOD) -> Inference:
@@ -177,5 +182,6 @@ def contrast_inference(a: ConditionReplicates, b: ConditionReplicates, method: M
     """
     if a.n_samples != b.n_samples:
         raise ValueError(f"a contrast pairs the same samples: {a.n_samples} and {b.n_samples}")
-    return _infer(b.mean - a.mean, [(a.seed_variance, a.seeds), (b.seed_variance, b.seeds)],
-                  b.replicates - a.replicates, a.interaction + b.interaction, a.n_samples, method)
+    differences = b.replicates - a.replicates
+    return _infer(b.mean - a.mean, [(a.seed_variance, a.seeds), (b.seed_variance, b.seeds)], differences,
+                  _bootstrap_variance(differences, a.n_samples), a.interaction + b.interaction, a.n_samples, method)
