@@ -16,6 +16,7 @@ from types import FrameType
 
 import click
 
+from aggregator.commands import allocator
 from aggregator.commands.run import run_command
 from aggregator.commands.samples import samples_command
 from aggregator.commands.terminal import say
@@ -29,10 +30,6 @@ NO_ARGS_IS_HELP: type[click.UsageError] | tuple[()] = getattr(click.exceptions, 
 
 EXIT_INTERRUPTED = 130
 """Exit status of a run stopped with Ctrl-C (128 + SIGINT, as shells report it)."""
-ALLOCATOR_SETTING, RETURN_FREED_MEMORY = "_RJEM_MALLOC_CONF", "dirty_decay_ms:0,muzzy_decay_ms:0"
-"""Polars' allocator (jemalloc) gives freed memory back to the system at once instead of after
-10 s: building the per-sample table frees its blocks while it fills the table (read before
-Polars is loaded; a value set by the user wins)."""
 
 
 IMPLICIT_RUN = "aggregate.implicit_run"
@@ -78,7 +75,7 @@ def main() -> None:
     A usage error (unknown option, bad value) is one line in the style of every other error.
     """
     gc.disable()
-    os.environ.setdefault(ALLOCATOR_SETTING, RETURN_FREED_MEMORY)
+    allocator.default()
     defer("polars")
     signal.signal(signal.SIGINT, _interrupt_in(os.getpid()))
     _forked_processes_die_with_their_parent()

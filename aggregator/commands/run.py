@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from aggregator.commands import allocator
 from aggregator.commands.exits import EXIT_USER_ERROR, EXIT_WARNING, fail, report_skips, user_errors
 from aggregator.commands.options import OutputDirectory, spreadsheet_safe_option
 from aggregator.commands.run_outcomes import RunOptions, outcomes
@@ -66,6 +67,7 @@ def run_command(
 
     targets = output_dirs(runs, outdir)
     refuse_overwriting_inputs(runs, targets, taxonomy)
+    allocator.for_runs(runs)
     use_taxonomy(taxonomy)
     options = RunOptions(profile=profile, skip_bad_lines=skip_bad_lines, workers=workers, quiet=quiet,
                          as_json=as_json, families=family_selection(families), allow=allowed_codes(allow),

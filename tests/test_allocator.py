@@ -1,0 +1,85 @@
+"""The allocator setting the command chooses before Polars is loaded (aggregator/commands/allocator.py)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aggregator.commands import allocator
+from tests.conftest import RUNS
+
+
+@pytest.fixture
+def environment(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    monkeypatch.delenv(allocator.SETTING, raising=False)
+    monkeypatch.setattr(allocator, "_chosen_here", [False])
+    return monkeypatch
+
+
+def lines(path: Path, count: int, width: int) -> Path:
+    path.write_bytes(b"".join(b'{"k": "' + b"x" * width + b'"}\n' for _ in range(count)))
+    return path
+
+
+def test_rows_are_estimated_from_the_start_of_a_plain_input(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    assert allocator.estimated_rows(lines(tmp_path / "small.jsonl", 30, 10)) == pytest.approx(30)
+    monkeypatch.setattr(allocator, "SAMPLE_BYTES", 1000)
+    assert allocator.estimated_rows(lines(tmp_path / "many.jsonl", 5000, 40)) == pytest.approx(5000, rel=0.03)
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    assert allocator.estimated_rows(tmp_path / "empty.jsonl") == 0
+    (tmp_path / "one.jsonl").write_bytes(b'{"k": 1}')
+    assert allocator.estimated_rows(tmp_path / "one.jsonl") == 1
+
+
+def test_a_compressed_missing_or_unreadable_input_counts_as_large(tmp_path: Path) -> None:
+    packed = tmp_path / "scorecards.jsonl.gz"
+    packed.write_bytes(gzip.compress(b'{"k": 1}\n'))
+    assert allocator.estimated_rows(packed) == float("inf")
+    assert allocator.estimated_rows(tmp_path / "nothing.jsonl") == float("inf")
+    assert allocator.estimated_rows(tmp_path) == float("inf")  # a directory without scorecards
+
+
+def test_small_runs_keep_freed_pages_large_ones_give_them_back(tmp_path: Path, environment: pytest.MonkeyPatch) -> None:
+    allocator.default()
+    assert os.environ[allocator.SETTING] == allocator.RETURN_FREED_MEMORY
+    big = lines(tmp_path / "big.jsonl", 150, 2)
+    environment.setattr(allocator, "LARGE_ROWS", 100)  # the real run: 50 rows
+    allocator.for_runs([RUNS / "cr_n50_m0_v2__seed42", big])
+    assert os.environ[allocator.SETTING] == allocator.RETURN_FREED_MEMORY
+    allocator.for_runs([RUNS / "cr_n50_m0_v2__seed42", lines(tmp_path / "small.jsonl", 10, 2)])
+    assert os.environ[allocator.SETTING] == allocator.KEEP_FREED_PAGES
+
+
+def test_a_value_the_user_set_wins(environment: pytest.MonkeyPatch) -> None:
+    environment.setenv(allocator.SETTING, "dirty_decay_ms:5000")
+    allocator.default()
+    allocator.for_runs([RUNS / "cr_n50_m0_v2__seed42"])
+    assert os.environ[allocator.SETTING] == "dirty_decay_ms:5000"
+
+
+SPY = """
+import sys
+from aggregator.commands import allocator, main
+chosen = allocator.for_runs
+def spy(runs):
+    chosen(runs)
+    loaded = sorted(m for m in sys.modules if m.startswith(("polars.", "_polars")))
+    print("polars loaded:", loaded, "setting:", allocator.os.environ[allocator.SETTING], flush=True)
+allocator.for_runs = spy
+sys.argv = ["aggregate", *sys.argv[1:]]
+main.main()
+"""
+
+
+def test_the_command_chooses_before_polars_is_loaded(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-c", SPY, str(RUNS / "cr_n50_m0_v2__seed42"), "--outdir", str(tmp_path),
+                           "--quiet"], capture_output=True, text=True, check=False,
+                          env={k: v for k, v in os.environ.items() if k != allocator.SETTING})
+    assert done.returncode == 0, done.stderr
+    assert f"polars loaded: [] setting: {allocator.KEEP_FREED_PAGES}" in done.stdout
