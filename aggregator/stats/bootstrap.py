@@ -12,8 +12,9 @@ columns (counts, flags) are summed exactly (every partial sum stays below 2**24)
 are centred first, so their sums keep about seven significant digits of the spread between
 resamples; the centres added back and the products' types go with the sums
 (:class:`~aggregator.stats.sums.Rounding`), so that a spread computed from them is told from
-their rounding. Products run on the caller's BLAS threads; the comparison keeps one (on the 2-core
-development machine, loaded by other processes, a second thread made them slower, not faster).
+their rounding. Products run on the caller's BLAS threads; the comparison keeps one: a float32 product's
+last bits depend on the threads and on how its columns are batched (measured with OpenBLAS), and the
+outputs are kept the same to the bit (the comparison overlaps conditions instead, :meth:`~aggregator.compare.resampled.Resampler.ahead`).
 Replicates only feed variances and percentiles; every point estimate is the registry's
 own float64 value.
 """
