@@ -114,3 +114,19 @@ def test_an_empty_plan_leaves_the_resampler_as_it_was(runs: list[Run]) -> None:
     resampler = Resampler(STRUCTURAL, None, runs, [], 10, 0)  # type: ignore[arg-type]
     with resampler.ahead([]):
         assert resampler._ahead is None
+
+
+def test_a_level_makes_each_conditions_replicates_once(runs: list[Run], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 13 runs share their samples, so a level's contrasts are over the conditions' own samples: three
+    conditions, three replicate sets per level (the baseline's no longer made again for each contrast)."""
+    made: list[tuple[tuple[int, ...], bytes]] = []
+    original = Resampler.condition
+
+    def condition(self: Resampler, rows: Sequence[int], samples: np.ndarray) -> object:
+        made.append((tuple(rows), samples.tobytes()))
+        return original(self, rows, samples)
+
+    monkeypatch.setattr(Resampler, "condition", condition)
+    result = compare_loaded(runs, resamples=50, seed=1, by=["aspect_count"])
+    levels = result.subsets.get_column("level").n_unique()
+    assert levels >= 2 and len(made) == 3 + 3 * levels  # the main pass's three, then three a level (was seven)

@@ -297,3 +297,17 @@ def test_final_source_counts(tmp_path: Path) -> None:
     metrics = evaluate_rows(tmp_path, rows).metrics
     assert [metrics[f"N_pred_{s}"] for s in ("final_tuples", "final_aspects", "inputs_aspect_sentiments")] == [1, 1, 2]
     assert metrics["N_agg_fallback_used"] == 3
+
+
+@pytest.mark.parametrize("path", [RUNS / "cr_n50_m1_v2__seed42" / "scorecards.jsonl", CONFORMANCE / "nogold" / "scorecards.jsonl"])
+def test_a_registry_of_some_metrics_computes_their_values_alone(path: Path) -> None:
+    """``Registry.only`` (what a comparison's subsets compute): the same values for the names asked, expression,
+    run-level and alias metrics alike, in registry order, and no other metric."""
+    table = evaluate_run(path).table
+    every = STRUCTURAL.compute(table)
+    run_level = next(m.name for m in STRUCTURAL if m.run_level is not None)
+    alias = next(m.name for m in STRUCTURAL if m.alias_of is not None)
+    names = ["tuple_f1_s2", "fix_rate_otepol", run_level, alias, "N_gold_total_pairs"]
+    some = STRUCTURAL.only(names)
+    assert some.names == [m.name for m in STRUCTURAL if m.name in names]
+    assert some.compute(table) == {name: every[name] for name in some.names}

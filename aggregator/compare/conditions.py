@@ -94,7 +94,8 @@ def condition_rows(registry: Registry, condition: ConditionInput, resampled: Seq
                    metrics: Sequence[Metric] | None = None) -> list[dict[str, object]]:
     """The rows of one condition for ``metrics`` (default: every metric, in registry order)."""
     runs = condition.runs
-    pooled = registry.compute(pl.concat([r.table for r in runs], how="diagonal_relaxed"))
+    computed = registry if metrics is None else registry.only(m.name for m in metrics)
+    pooled = computed.compute(pl.concat([r.table for r in runs], how="diagonal_relaxed"))
     inference: Inference = mean_inference(condition.replicates)
     index = {name: k for k, name in enumerate(resampled)}
     seeds = sorted(r.seed for r in runs if r.seed is not None)

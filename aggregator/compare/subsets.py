@@ -30,6 +30,7 @@ from scorecards.errors import InputError
 if TYPE_CHECKING:
     from aggregator.compare.runs import Run
     from aggregator.compare.samples import SampleCube
+    from aggregator.stats.components import ConditionReplicates
 
 MAX_LEVELS = 50
 _GOLD = pl.col("gold_tuples").str.json_decode(pl.List(pl.List(pl.String)))
@@ -98,13 +99,13 @@ def subsets_table(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.
                   method: Method = DEFAULT_METHOD) -> pl.DataFrame:
     """All ``--by`` groupings, levels (sorted), conditions and shown metrics."""
     rows: list[dict[str, object]] = []
-    registry = resampler.registry
+    computed = resampler.registry.only(shown)  # a level's runs need the shown metrics alone
     for name in by:
         levels, lists = _levels(resampler.runs, name)
         for level in levels:
             masks = [s.list.contains(level).fill_null(False) for s in lists]
             members = [replace(r, table=r.table.filter(m)) for r, m in zip(resampler.runs, masks)]
-            members = [replace(r, metrics=registry.compute(r.table)) if r.table.height else r for r in members]
+            members = [replace(r, metrics=computed.compute(r.table)) if r.table.height else r for r in members]
             rows += _level_rows(resampler, cube, rows_of, members, masks, name, level, shown, baseline, ddof, method)
     frame = pl.DataFrame(rows, schema=SCHEMA, orient="row")
     if holm and frame.height:
@@ -130,8 +131,17 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
     if not non_empty:
         return []
     weighted = compile_metrics(resampler.registry, non_empty[0].table, shown)
-    sub = Resampler(resampler.registry, weighted, members, positions, resampler.resamples, resampler.seed)
+    sub = Resampler(resampler.registry.only(shown), weighted, members, positions, resampler.resamples, resampler.seed)
     metrics = [resampler.registry[m] for m in shown]
+    made: dict[tuple[tuple[int, ...], bytes], ConditionReplicates] = {}
+
+    def condition_over(rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:
+        """The runs ``rows`` over ``samples``, made once in this level (the baseline's are in every contrast)."""
+        key = (tuple(rows), samples.tobytes())
+        if key not in made:
+            made[key] = sub.condition(rows, samples)
+        return made[key]
+
     out: list[dict[str, object]] = []
     for condition, rows in rows_of.items():
         samples = np.flatnonzero(present[rows].any(axis=0))
@@ -139,15 +149,15 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
             continue
         runs = [members[i] for i in rows if members[i].table.height]
         summary = condition_rows(resampler.registry, ConditionInput(condition, runs, len(samples),
-                                 sub.condition([i for i in rows if members[i].table.height], samples)),
+                                 condition_over([i for i in rows if members[i].table.height], samples)),
                                  weighted.names, weighted.not_resampled, ddof, metrics=metrics)
         contrast = {}
         if condition != baseline:
             split = sample_split(present, rows_of[baseline], rows)
             reps = None
             if len(split.common):
-                reps = (sub.condition(rows_of[baseline].tolist(), split.common),
-                        sub.condition(rows.tolist(), split.common))
+                reps = (condition_over(rows_of[baseline].tolist(), split.common),
+                        condition_over(rows.tolist(), split.common))
             contrast = {r["metric"]: r for r in contrast_rows(resampler.registry, (baseline, condition), split, reps,
                                                                weighted.names, weighted.not_resampled, metrics=metrics,
                                                                method=method)}

@@ -7,7 +7,7 @@ value, or null when the metric is undefined (a blank CSV cell, ``N/A`` in Markdo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -147,6 +147,14 @@ class Registry:
     @property
     def names(self) -> list[str]:
         return list(self._metrics)
+
+    def only(self, names: Iterable[str]) -> Registry:
+        """A registry of the metrics ``names`` alone, in this one's order: its :meth:`compute` gives their
+        values as this one's does (each metric's value depends on the table alone), without computing the others."""
+        wanted = set(names)
+        out = Registry(self.family)
+        out._metrics = {name: metric for name, metric in self._metrics.items() if name in wanted}
+        return out
 
     @staticmethod
     def expression(metric: Metric) -> pl.Expr:
