@@ -5,7 +5,8 @@ cache states as one condition at a time, so every output is the same bytes."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -53,7 +54,7 @@ def test_conditions_prepared_ahead_give_the_bytes_of_one_at_a_time(runs: list[Ru
 
     monkeypatch.setattr(_Ahead, "take", take)
     ahead, plans = _files(runs, monkeypatch, ahead=True)
-    assert plans == [3] and len(taken) == 3  # the three conditions of the 13 runs, each taken from the worker
+    assert plans == [3] and len(taken) == 9  # the 13 runs' three conditions, then three in each aspect_count level
     alone, _ = _files(runs, monkeypatch, ahead=False)
     assert ahead == alone
 
@@ -130,3 +131,26 @@ def test_a_level_makes_each_conditions_replicates_once(runs: list[Run], monkeypa
     result = compare_loaded(runs, resamples=50, seed=1, by=["aspect_count"])
     levels = result.subsets.get_column("level").n_unique()
     assert levels >= 2 and len(made) == 3 + 3 * levels  # the main pass's three, then three a level (was seven)
+
+
+@pytest.mark.parametrize("short", [False, True])
+def test_levels_prepared_ahead_give_the_bytes_of_one_at_a_time(runs: list[Run], monkeypatch: pytest.MonkeyPatch,
+                                                               short: bool) -> None:
+    """``--by`` levels plan their replicate sets too (the baseline's over the common samples among them); with a
+    run lacking a sample (``short``) a level's contrasts are over fewer samples than its conditions' own."""
+    if short:
+        table = runs[0].table.slice(1)
+        runs = [replace(runs[0], table=table, metrics=STRUCTURAL.compute(table, RunContext(all_rows=table))), *runs[1:]]
+
+    def files() -> bytes:
+        result = compare_loaded(runs, resamples=300, seed=5, by=["gold_polarity", "aspect_count"])
+        return comparison_files(result)["subsets.csv"]
+
+    ahead = files()
+
+    @contextmanager
+    def alone(self: Resampler, plan: object) -> Iterator[None]:
+        yield
+
+    monkeypatch.setattr(Resampler, "ahead", alone)
+    assert files() == ahead

@@ -13,14 +13,14 @@ level in every run of both, Δ with its interval and p-value — the procedures 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from aggregator.compare.conditions import ConditionInput, condition_rows
-from aggregator.compare.contrasts import SMALL, contrast_rows, sample_split
+from aggregator.compare.contrasts import SMALL, SampleSplit, contrast_rows, sample_split
 from aggregator.compare.resampled import Resampler
 from aggregator.stats.compile import compile_metrics
 from aggregator.stats.intervals import DEFAULT_METHOD, Method, holm
@@ -133,43 +133,65 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
     weighted = compile_metrics(resampler.registry, non_empty[0].table, shown)
     sub = Resampler(resampler.registry.only(shown), weighted, members, positions, resampler.resamples, resampler.seed)
     metrics = [resampler.registry[m] for m in shown]
+    asks = [_ask(condition, rows, members, present, rows_of[baseline], baseline) for condition, rows in rows_of.items()]
     made: dict[tuple[tuple[int, ...], bytes], ConditionReplicates] = {}
-
-    def condition_over(rows: Sequence[int], samples: np.ndarray) -> ConditionReplicates:
-        """The runs ``rows`` over ``samples``, made once in this level (the baseline's are in every contrast)."""
-        key = (tuple(rows), samples.tobytes())
-        if key not in made:
-            made[key] = sub.condition(rows, samples)
-        return made[key]
-
+    plan = {(tuple(rows), samples.tobytes()): (rows, samples) for ask in asks for rows, samples in ask.replicates}
     out: list[dict[str, object]] = []
-    for condition, rows in rows_of.items():
-        samples = np.flatnonzero(present[rows].any(axis=0))
-        if len(samples) == 0:
-            continue
-        runs = [members[i] for i in rows if members[i].table.height]
-        summary = condition_rows(resampler.registry, ConditionInput(condition, runs, len(samples),
-                                 condition_over([i for i in rows if members[i].table.height], samples)),
-                                 weighted.names, weighted.not_resampled, ddof, metrics=metrics)
-        contrast = {}
-        if condition != baseline:
-            split = sample_split(present, rows_of[baseline], rows)
-            reps = None
-            if len(split.common):
-                reps = (condition_over(rows_of[baseline].tolist(), split.common),
-                        condition_over(rows.tolist(), split.common))
-            contrast = {r["metric"]: r for r in contrast_rows(resampler.registry, (baseline, condition), split, reps,
-                                                               weighted.names, weighted.not_resampled, metrics=metrics,
-                                                               method=method)}
-        for row in summary:
-            paired = contrast.get(row["metric"], {})
-            out.append({
-                "by": by, "level": level, "condition": condition, "metric": row["metric"],
-                "n_samples": len(samples), "small": len(samples) < SMALL, "n_runs": row["n_defined"],
-                "mean": row["mean"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-                "baseline": baseline if paired else None, "n_paired": paired.get("n_samples"),
-                "delta": paired.get("delta"), "delta_ci_low": paired.get("ci_low"),
-                "delta_ci_high": paired.get("ci_high"), "p_value": paired.get("p_value"), "p_holm": None,
-                "note": "; ".join(str(n) for n in (row["note"], paired.get("note")) if n) or None,
-            })
+    with sub.ahead(list(plan.values())):  # each replicate set made once, in the order first asked
+        for ask in asks:
+            if len(ask.samples) == 0:
+                continue
+            for rows, samples in ask.replicates:
+                key = (tuple(rows), samples.tobytes())
+                if key not in made:
+                    made[key] = sub.condition(rows, samples)
+            own, *pair = [made[(tuple(rows), samples.tobytes())] for rows, samples in ask.replicates]
+            runs = [members[i] for i in ask.own]
+            summary = condition_rows(resampler.registry, ConditionInput(ask.condition, runs, len(ask.samples), own),
+                                     weighted.names, weighted.not_resampled, ddof, metrics=metrics)
+            contrast = {}
+            if ask.split is not None:
+                reps = (pair[0], pair[1]) if pair else None
+                contrast = {r["metric"]: r for r in contrast_rows(resampler.registry, (baseline, ask.condition), ask.split,
+                                                                   reps, weighted.names, weighted.not_resampled,
+                                                                   metrics=metrics, method=method)}
+            for row in summary:
+                paired = contrast.get(row["metric"], {})
+                out.append({
+                    "by": by, "level": level, "condition": ask.condition, "metric": row["metric"],
+                    "n_samples": len(ask.samples), "small": len(ask.samples) < SMALL, "n_runs": row["n_defined"],
+                    "mean": row["mean"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
+                    "baseline": baseline if paired else None, "n_paired": paired.get("n_samples"),
+                    "delta": paired.get("delta"), "delta_ci_low": paired.get("ci_low"),
+                    "delta_ci_high": paired.get("ci_high"), "p_value": paired.get("p_value"), "p_holm": None,
+                    "note": "; ".join(str(n) for n in (row["note"], paired.get("note")) if n) or None,
+                })
     return out
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """What one condition of a level needs: its runs with rows in the level (``own``), their samples, the split
+    against the baseline (None for the baseline) and the replicate sets, in order: its own, then, over the
+    samples common with the baseline, the baseline's and its own."""
+
+    condition: str
+    own: list[int]
+    samples: np.ndarray
+    split: SampleSplit | None
+    replicates: list[tuple[list[int], np.ndarray]]
+
+
+def _ask(condition: str, rows: np.ndarray, members: list[Run], present: np.ndarray, baseline_rows: np.ndarray,
+         baseline: str) -> _Ask:
+    own = [int(i) for i in rows if members[i].table.height]
+    samples = np.flatnonzero(present[rows].any(axis=0))
+    if len(samples) == 0:
+        return _Ask(condition, own, samples, None, [])
+    replicates = [(own, samples)]
+    split = None
+    if condition != baseline:
+        split = sample_split(present, baseline_rows, rows)
+        if len(split.common):
+            replicates += [(baseline_rows.tolist(), split.common), (rows.tolist(), split.common)]
+    return _Ask(condition, own, samples, split, replicates)
