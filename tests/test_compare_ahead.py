@@ -154,3 +154,16 @@ def test_levels_prepared_ahead_give_the_bytes_of_one_at_a_time(runs: list[Run], 
 
     monkeypatch.setattr(Resampler, "ahead", alone)
     assert files() == ahead
+
+
+def test_sample_sets_drawn_in_blocks_are_not_prepared_ahead(runs: list[Run], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond the draws kept whole, a prepared condition would be its runs' placed matrices: not held twice."""
+    from aggregator.compare import resampled
+
+    resampler = Resampler(STRUCTURAL, None, runs, [], 100, 0)  # type: ignore[arg-type]
+    monkeypatch.setattr(resampled, "DRAW_CACHE_CELLS", 100 * 50 - 1)
+    with resampler.ahead([([0], np.arange(50))]):
+        assert resampler._ahead is None
+    monkeypatch.setattr(resampled, "DRAW_CACHE_CELLS", 100 * 50)
+    with resampler.ahead([([0], np.arange(50))]):
+        assert resampler._ahead is not None

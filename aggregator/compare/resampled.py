@@ -106,8 +106,10 @@ class Resampler:
         order and be the only ones asked for, are prepared one condition ahead in a worker thread: its
         products (BLAS) and Polars work run while the caller reduces the condition before. Products are
         made in the order and batches of a plain run, with the same product cache, so every bit is the same;
-        while a plan runs, only the worker uses the draws and products kept. An empty plan prepares nothing ahead."""
-        if not plan:
+        while a plan runs, only the worker uses the draws and products kept. Nothing is prepared ahead for an
+        empty plan, nor for one with a sample set whose draws are not kept whole (beyond :data:`DRAW_CACHE_CELLS`):
+        there a prepared condition is its runs' placed matrices, as large as the per-sample tables."""
+        if not plan or any(len(samples) * self.resamples > DRAW_CACHE_CELLS for _, samples in plan):
             yield
             return
         with ThreadPoolExecutor(1, thread_name_prefix="resample-ahead") as pool:
