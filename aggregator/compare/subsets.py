@@ -12,6 +12,7 @@ level in every run of both, Δ with its interval and p-value — the procedures 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -135,17 +136,22 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
     metrics = [resampler.registry[m] for m in shown]
     asks = [_ask(condition, rows, members, present, rows_of[baseline], baseline) for condition, rows in rows_of.items()]
     made: dict[tuple[tuple[int, ...], bytes], ConditionReplicates] = {}
-    plan = {(tuple(rows), samples.tobytes()): (rows, samples) for ask in asks for rows, samples in ask.replicates}
+    plan = {_key(rows, samples): (rows, samples) for ask in asks for rows, samples in ask.replicates}
+    uses = Counter(_key(rows, samples) for ask in asks for rows, samples in ask.replicates)
     out: list[dict[str, object]] = []
-    with sub.ahead(list(plan.values())):  # each replicate set made once, in the order first asked
+    with sub.ahead(list(plan.values())):  # each replicate set made once, in the order first asked, kept while asked
         for ask in asks:
             if len(ask.samples) == 0:
                 continue
-            for rows, samples in ask.replicates:
-                key = (tuple(rows), samples.tobytes())
+            keys = [_key(rows, samples) for rows, samples in ask.replicates]
+            for key, (rows, samples) in zip(keys, ask.replicates):
                 if key not in made:
                     made[key] = sub.condition(rows, samples)
-            own, *pair = [made[(tuple(rows), samples.tobytes())] for rows, samples in ask.replicates]
+            own, *pair = [made[key] for key in keys]
+            uses.subtract(keys)
+            for key in keys:
+                if uses[key] <= 0:
+                    made.pop(key, None)
             runs = [members[i] for i in ask.own]
             summary = condition_rows(resampler.registry, ConditionInput(ask.condition, runs, len(ask.samples), own),
                                      weighted.names, weighted.not_resampled, ddof, metrics=metrics)
@@ -180,6 +186,10 @@ class _Ask:
     samples: np.ndarray
     split: SampleSplit | None
     replicates: list[tuple[list[int], np.ndarray]]
+
+
+def _key(rows: Sequence[int], samples: np.ndarray) -> tuple[tuple[int, ...], bytes]:
+    return tuple(rows), samples.tobytes()
 
 
 def _ask(condition: str, rows: np.ndarray, members: list[Run], present: np.ndarray, baseline_rows: np.ndarray,
