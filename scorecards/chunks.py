@@ -191,11 +191,7 @@ def read_range(
                         taken.add(record, transform(record))
                         continue
                 except (BadRow, UnicodeDecodeError) as exc:  # a family decodes parts of the line lazily
-                    seen = chunk.lines, chunk.rows
-                    if not flush():
-                        break
-                    chunk.lines, chunk.rows = seen
-                    if not bad(local, exc):
+                    if not flush() or not bad(local, exc):
                         break
                     continue
                 pending.append((record, lines.count, chunk.rows))
