@@ -311,3 +311,12 @@ def test_a_registry_of_some_metrics_computes_their_values_alone(path: Path) -> N
     some = STRUCTURAL.only(names)
     assert some.names == [m.name for m in STRUCTURAL if m.name in names]
     assert some.compute(table) == {name: every[name] for name in some.names}
+    assert STRUCTURAL.only(reversed(names)) is some  # made once: its expressions are built once
+
+
+def test_a_registry_of_some_metrics_follows_later_declarations() -> None:
+    registry = Registry()
+    registry.add(Metric("a", "A", "a", "a", pl.lit(1), requires_gold=False))
+    before = registry.only(["a", "b"])
+    registry.add(Metric("b", "B", "b", "b", pl.lit(2), requires_gold=False))
+    assert before.names == ["a"] and registry.only(["a", "b"]).names == ["a", "b"]

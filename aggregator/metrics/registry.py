@@ -95,11 +95,17 @@ class Registry:
     _selected: list[pl.Expr] | None
     """What :meth:`compute` selects, built on first use after the last change (a comparison computes
     every run's metrics, and building the expressions cost as much as evaluating them)."""
+    _parts: dict[frozenset[str], Registry]
+    """The registries :meth:`only` made since the last change, with the expressions they built."""
 
     def __init__(self, family: str = "core") -> None:
         self._metrics = {}
-        self._selected = None
+        self._changed()
         self.family = family
+
+    def _changed(self) -> None:
+        self._selected = None
+        self._parts = {}
 
     def add(self, metric: Metric) -> Metric:
         """Declare ``metric`` (in the family being declared, unless it names another)."""
@@ -109,7 +115,7 @@ class Registry:
         if metric.family == "core" and self.family != "core":
             metric = replace(metric, family=self.family)
         self._metrics[metric.name] = metric
-        self._selected = None
+        self._changed()
         return metric
 
     def reorder(self, first: Sequence[str]) -> None:
@@ -117,7 +123,7 @@ class Registry:
         position = {name: i for i, name in enumerate(first)}
         ranked = sorted(enumerate(self._metrics), key=lambda item: (position.get(item[1], len(position)), item[0]))
         self._metrics = {name: self._metrics[name] for _, name in ranked}
-        self._selected = None
+        self._changed()
 
     def alias(self, name: str, of: str, *, legacy: bool = False) -> Metric:
         """Register ``name`` as another name for the already declared metric ``of``."""
@@ -150,11 +156,13 @@ class Registry:
 
     def only(self, names: Iterable[str]) -> Registry:
         """A registry of the metrics ``names`` alone, in this one's order: its :meth:`compute` gives their
-        values as this one's does (each metric's value depends on the table alone), without computing the others."""
-        wanted = set(names)
-        out = Registry(self.family)
-        out._metrics = {name: metric for name, metric in self._metrics.items() if name in wanted}
-        return out
+        values as this one's does (each metric's value depends on the table alone), without computing the
+        others. The same names give the same registry until this one changes (its expressions built once)."""
+        wanted = frozenset(names)
+        if wanted not in self._parts:
+            part = self._parts[wanted] = Registry(self.family)
+            part._metrics = {name: metric for name, metric in self._metrics.items() if name in wanted}
+        return self._parts[wanted]
 
     @staticmethod
     def expression(metric: Metric) -> pl.Expr:
