@@ -11,6 +11,9 @@ from typing import NamedTuple
 from scorecards.utf8 import is_utf8, utf8_error
 
 BLOCK = 1 << 22
+PROBE = 1 << 16
+"""The first read looking for a line's end after a cut (reading :data:`BLOCK` at each of 35 cuts of a 143 MB
+file read it whole once more: 0.024 CPU-s before the decoders could start)."""
 BOM = b"\xef\xbb\xbf"
 _ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")
 
@@ -25,13 +28,16 @@ def most_ranges(size: int, parts: int, min_part: int) -> int:
 
 def _after_newline(handle: BufferedIOBase, offset: int, size: int) -> int:
     """The offset just after the first newline at or after ``offset`` (``size`` when none), found by
-    reading blocks: a line of a gigabyte is never held whole."""
+    reading blocks of :data:`PROBE` bytes doubling up to :data:`BLOCK`: a cut usually lands in a line of
+    a few KiB, and a line of a gigabyte is never held whole."""
     handle.seek(offset)
-    while block := handle.read(BLOCK):
+    step = PROBE
+    while block := handle.read(step):
         found = block.find(b"\n")
         if found >= 0:
             return offset + found + 1
         offset += len(block)
+        step = min(2 * step, BLOCK)
     return size
 
 

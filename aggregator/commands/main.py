@@ -19,6 +19,7 @@ import click
 from aggregator.commands import allocator
 from aggregator.commands.run import run_command
 from aggregator.commands.samples import samples_command
+from aggregator.commands.stack_room import with_room
 from aggregator.commands.terminal import say
 from aggregator.compare.command import compare_command
 from aggregator.deferred_import import defer
@@ -72,6 +73,7 @@ def main() -> None:
     cyclic garbage collector is off for the command: it is one pass whose objects hold
     no cycles and live until exit, and its passes over the imported modules cost ~0.03 s.
     Polars is imported on first use (:mod:`aggregator.deferred_import`), after the decoders fork.
+    The command runs with room on the frame stack (:mod:`~aggregator.commands.stack_room`).
     A usage error (unknown option, bad value) is one line in the style of every other error.
     """
     gc.disable()
@@ -80,7 +82,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, _interrupt_in(os.getpid()))
     _forked_processes_die_with_their_parent()
     try:
-        code = _run()
+        code = with_room(_run)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if isinstance(exc.code, str):
