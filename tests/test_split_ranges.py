@@ -3,6 +3,7 @@ its target, whatever the reads that look for it (small first reads that double, 
 
 from __future__ import annotations
 
+from itertools import accumulate, pairwise
 from pathlib import Path
 
 import pytest
@@ -14,20 +15,18 @@ from scorecards.lines import most_ranges, split_ranges
 
 
 def expected_ranges(data: bytes, parts: int, min_part: int) -> list[tuple[int, int]]:
-    """The rule, on the whole file in memory: cut after the first newline at or after each target."""
+    """The rule, on the whole file in memory: each cut is just after the first newline at or after both its
+    target and the cut before it; cuts that reach the end of the file are no cuts."""
     size = len(data)
     count = most_ranges(size, parts, min_part)
-    bounds = [0]
-    for i in range(1, count):
-        target = max(size * i // count, bounds[-1])
-        found = data.find(b"\n", target)
-        cut = size if found < 0 else found + 1
-        if cut >= size:
-            break
-        if cut > bounds[-1]:
-            bounds.append(cut)
-    bounds.append(size)
-    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a] or [(0, size)]
+
+    def after_newline(start: int) -> int:
+        return data.find(b"\n", start) + 1 or size
+
+    cuts = accumulate((size * i // count for i in range(1, count)),
+                      lambda cut, target: after_newline(max(cut, target)), initial=0)
+    edges = [0, *sorted({cut for cut in cuts if 0 < cut < size}), size]
+    return list(pairwise(edges)) if size else [(0, 0)]
 
 
 line_lengths = st.lists(st.integers(0, 300), min_size=0, max_size=40)
