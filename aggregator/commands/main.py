@@ -16,7 +16,7 @@ from types import FrameType
 
 import click
 
-from aggregator.commands import allocator
+from aggregator.commands import allocator, blas
 from aggregator.commands.run import run_command
 from aggregator.commands.samples import samples_command
 from aggregator.commands.stack_room import with_room
@@ -73,11 +73,13 @@ def main() -> None:
     cyclic garbage collector is off for the command: it is one pass whose objects hold
     no cycles and live until exit, and its passes over the imported modules cost ~0.03 s.
     Polars is imported on first use (:mod:`aggregator.deferred_import`), after the decoders fork.
-    The command runs with room on the frame stack (:mod:`~aggregator.commands.stack_room`).
+    The command runs with room on the frame stack (:mod:`~aggregator.commands.stack_room`), and with one
+    BLAS thread (:mod:`~aggregator.commands.blas`).
     A usage error (unknown option, bad value) is one line in the style of every other error.
     """
     gc.disable()
     allocator.default()
+    blas.one_thread()
     defer("polars")
     signal.signal(signal.SIGINT, _interrupt_in(os.getpid()))
     _forked_processes_die_with_their_parent()
