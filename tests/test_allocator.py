@@ -67,8 +67,8 @@ SPY = """
 import sys
 from aggregator.commands import allocator, main
 chosen = allocator.for_runs
-def spy(runs):
-    chosen(runs)
+def spy(runs, **how):
+    chosen(runs, **how)
     loaded = sorted(m for m in sys.modules if m.startswith(("polars.", "_polars")))
     print("polars loaded:", loaded, "setting:", allocator.os.environ[allocator.SETTING], flush=True)
 allocator.for_runs = spy
@@ -77,9 +77,21 @@ main.main()
 """
 
 
-def test_the_command_chooses_before_polars_is_loaded(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", SPY, str(RUNS / "cr_n50_m0_v2__seed42"), "--outdir", str(tmp_path),
-                           "--quiet"], capture_output=True, text=True, check=False,
+@pytest.mark.parametrize("command", [[], ["compare"]], ids=["run", "compare"])
+def test_the_command_chooses_before_polars_is_loaded(tmp_path: Path, command: list[str]) -> None:
+    runs = [str(RUNS / "cr_n50_m0_v2__seed42")] + ([str(RUNS / "cr_n50_m1_v2__seed42")] if command else [])
+    done = subprocess.run([sys.executable, "-c", SPY, *command, *runs, "--outdir", str(tmp_path), "--quiet"],
+                          capture_output=True, text=True, check=False,
                           env={k: v for k, v in os.environ.items() if k != allocator.SETTING})
     assert done.returncode == 0, done.stderr
     assert f"polars loaded: [] setting: {allocator.KEEP_FREED_PAGES}" in done.stdout
+
+
+def test_a_comparison_counts_its_runs_together(tmp_path: Path, environment: pytest.MonkeyPatch) -> None:
+    allocator.default()
+    environment.setattr(allocator, "LARGE_ROWS", 100)
+    runs = [lines(tmp_path / f"run{i}.jsonl", 60, 2) for i in range(2)]  # 60 rows each, 120 together
+    allocator.for_runs(runs, together=True)
+    assert os.environ[allocator.SETTING] == allocator.RETURN_FREED_MEMORY
+    allocator.for_runs(runs)
+    assert os.environ[allocator.SETTING] == allocator.KEEP_FREED_PAGES

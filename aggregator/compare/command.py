@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from aggregator.commands import allocator
 from aggregator.commands.exits import user_errors
 from aggregator.commands.options import OutputDirectory, spreadsheet_safe_option
 from aggregator.commands.terminal import out, say, say_json
@@ -146,7 +147,9 @@ def run_compare(runs: tuple[Path, ...], outdir: Path, as_json: bool, quiet: bool
                 contrasts: tuple[str, ...], metrics: str | None, skip_bad_runs: bool, spreadsheet_safe: bool,
                 allow: tuple[str, ...], fail_on_warning: bool, no_cache: bool, **options: Any) -> None:
     """Compute the comparison, write its files atomically (never over an input), print JSON or a summary;
-    the runs' warnings go to stderr, and with ``fail_on_warning`` any of them makes the exit status 3."""
+    the runs' warnings go to stderr, and with ``fail_on_warning`` any of them makes the exit status 3.
+    Freed memory is kept briefly when the runs are small together (:func:`aggregator.commands.allocator.for_runs`)."""
+    allocator.for_runs(runs, together=True)
     from aggregator.commands.exits import EXIT_WARNING
     from aggregator.commands.run import allowed_codes
     from aggregator.commands.terminal import warn
