@@ -14,7 +14,7 @@ after its decoders fork (:mod:`aggregator.deferred_import`), so the command choo
 - ``aggregate compare RUN...``, which holds every run at once, does so when its inputs *together* are
   estimated under :data:`LARGE_ROWS` rows (``for_runs(runs, together=True)``). Comparing the 13 vendored
   runs, freeing at once sometimes cost 550,000 page faults and 4.4–4.7 s against 160,000 and 3.1 s with
-  the pages kept (jemalloc's background thread purging 64,694 times instead of 5,438: the purges depend
+  the pages kept (a slow run made 64,694 ``madvise`` calls, a fast one 5,438: jemalloc's purges depend
   on timing); at other times both took 2.6–2.9 s. 1,000 tiny runs with ``--each-run``: 88 against 84 s,
   peak 1,771 against 1,786 MB (measured 2026-11-28).
 
