@@ -4,7 +4,7 @@ CPython (3.11 on) keeps a thread's Python frames in chunks of 16 KiB. A call tha
 the current chunk maps a new one (``mmap``), and the chunk is unmapped (``munmap``) as soon as that
 call returns; a loop whose calls cross a chunk's end maps, faults in and unmaps a chunk at every call.
 ``aggregate RUN --families core`` on 5,000 rows did so 3,600 times in its main thread (counted with
-``strace``): 3,500 of its 36,500 page faults and about 0.03–0.05 CPU-s (measured 2026-11-28).
+``strace``): 3,500 of its 36,500 page faults, about 0.02 CPU-s (medians of 12 interleaved runs, 2026-11-28).
 
 :func:`with_room` calls a function from a frame made :data:`ROOM` bytes large. That frame needs a
 chunk of its own, twice its size (chunks are powers of two); the frames called under it fill the
