@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +25,14 @@ class ForkServer:
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
         self._server: subprocess.Popen[bytes] | None = None
+        self._unread = b""
         atexit.register(self.close)
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._server is None or self._server.poll() is not None:
             self._server = subprocess.Popen([sys.executable, "-m", "tests.fork_server"], stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent)
+            self._unread = b""
         return self._server
 
     def close(self) -> None:
@@ -39,13 +42,21 @@ class ForkServer:
             self._server.wait(timeout=self.timeout)
 
     def _answer(self, server: subprocess.Popen[bytes], timeout: float | None) -> dict[str, Any]:
+        """The server's next answer line, waiting at most ``timeout`` seconds for it. Its output is read
+        with ``os.read`` into a buffer of our own: a buffered reader could take both answers of a quick
+        child in one read, and ``select`` would then wait for the second one in vain."""
         assert server.stdout is not None
-        ready, _, _ = select.select([server.stdout], [], [], timeout)
-        if not ready:
-            raise TimeoutError
-        line = server.stdout.readline()
-        if not line:
-            raise RuntimeError(f"the fork server ended (status {server.wait()})")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._unread:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([server.stdout], [], [], left)
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(server.stdout.fileno(), 1 << 16)
+            if not chunk:
+                raise RuntimeError(f"the fork server ended (status {server.wait()})")
+            self._unread += chunk
+        line, _, self._unread = self._unread.partition(b"\n")
         answer: dict[str, Any] = json.loads(line)
         return answer
 
