@@ -86,7 +86,8 @@ def aggregate_run(
     """
     from aggregator.metrics.families import selection
     from aggregator.outputs.atomic import write_outputs
-    from aggregator.outputs.run_files import run_files, run_metadata
+    from aggregator.outputs.metadata_fields import metadata_fields
+    from aggregator.outputs.run_files import run_files
     from aggregator.run.pipeline import evaluate_run
     from aggregator.run_warnings import known_codes
     from aggregator.units.taxonomy import use_taxonomy
@@ -110,11 +111,11 @@ def aggregate_run(
     if outdir is not None:
         files = run_files(evaluation, spreadsheet_safe=spreadsheet_safe, streamed=True)
         written = write_outputs(outdir, files, inputs=[evaluation.input_path])
-    result = RunResult(
-        **run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe).model_dump(),
-        metrics=evaluation.metrics,
-        outdir=None if outdir is None else str(outdir),
-        files=tuple(p.name for p in written),
-    )
+    result = RunResult.model_validate({
+        **metadata_fields(evaluation, spreadsheet_safe=spreadsheet_safe),
+        "metrics": evaluation.metrics,
+        "outdir": None if outdir is None else str(outdir),
+        "files": tuple(p.name for p in written),
+    })
     result._table = evaluation.table
     return result

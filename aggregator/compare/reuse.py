@@ -39,7 +39,8 @@ from pydantic import ValidationError
 from aggregator.metrics.families import resolve
 from aggregator.metrics.provenance import policy_hash
 from aggregator.metrics.structural import build_registry
-from aggregator.outputs.metadata import RunMetadata, TaxonomyUsed, code_sha256
+from aggregator.outputs.metadata import RunMetadata, TaxonomyUsed
+from aggregator.outputs.metadata_fields import code_sha256
 from aggregator.outputs.metrics_csv import read_metrics_csv
 from aggregator.outputs.names import INPUT_ORDER_COLUMNS, METADATA_JSON, METRICS_CSV, PER_SAMPLE_PARQUET
 from aggregator.run.per_sample import table_schema

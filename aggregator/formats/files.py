@@ -69,7 +69,7 @@ def score_files(evaluation: Evaluation, body: dict[str, Any], semantics: str, *,
                 spreadsheet_safe: bool = False) -> dict[str, bytes]:
     """The files; ``spreadsheet_safe``: a ``'`` before every CSV text cell a spreadsheet would run as a
     formula (sentence keys of ``per_sentence.csv``: :mod:`aggregator.text`), as ``aggregate RUN`` does."""
-    from aggregator.outputs.metadata import git_commit
+    from aggregator.outputs.metadata_fields import git_commit
     from aggregator.outputs.tables import csv_bytes, parquet_bytes
     from aggregator.version import __version__
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from aggregator.outputs.metadata_fields import shown_path
+
 if TYPE_CHECKING:
     from aggregator.run.pipeline import RunEvaluation
 
@@ -28,7 +30,7 @@ def run_facts(evaluation: RunEvaluation) -> list[Fact]:
     """Run ids, input file, rows aggregated (with gold), profile and skipped lines when there are any."""
     facts = [
         Fact("Run", tuple(evaluation.run_ids)),
-        Fact("Input", (evaluation.input_path.name,), "(SHA-256 in run_metadata.json)"),
+        Fact("Input", (shown_path(evaluation.input_path.name),), "(SHA-256 in run_metadata.json)"),
         Fact("Rows aggregated", note=f"{evaluation.rows_aggregated}; with gold: {evaluation.metrics['N_gold']}"),
     ]
     if evaluation.profile:

@@ -1,17 +1,17 @@
-"""``run_metadata.json``: what produced the outputs, from what, and what was skipped."""
+"""``run_metadata.json``: what produced the outputs, from what, and what was skipped.
+
+These models declare the file. The command writes it without them
+(:mod:`aggregator.outputs.metadata_fields`, which keeps pydantic out of a run); the Python API and
+``aggregate compare`` read it through them.
+"""
 
 from __future__ import annotations
-
-import functools
-import subprocess
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from aggregator.frozen import Frozen
+from aggregator.outputs.metadata_fields import TOOL
 from aggregator.version import __version__
-
-MAX_LISTED_SKIPS = 10_000
 
 
 class SkippedLine(BaseModel):
@@ -78,7 +78,7 @@ class RunMetadata(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    tool: str = Field("absa-aggregator", description="the program that wrote these outputs")
+    tool: str = Field(TOOL, description="the program that wrote these outputs")
     tool_version: str = Field(__version__, description="its version")
     git_commit: str | None = Field(None, description="commit of the tool's checkout, when known")
     input_path: str = Field(description="the scorecards file read")
@@ -104,37 +104,3 @@ class RunMetadata(BaseModel):
         False, description="--spreadsheet-safe: CSV text cells that began with = + - @ tab or CR carry a leading '"
     )
     reuse: Reuse | None = Field(None, description="what `aggregate compare` checks before reusing these outputs")
-
-
-@functools.cache
-def git_commit() -> str | None:
-    """The commit of the checkout this package runs from, or None outside a git checkout.
-
-    Asked once per process: the code running is the code imported.
-    """
-    root = Path(__file__).resolve().parents[2]
-    if not (root / ".git").exists():
-        return None
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
-
-
-@functools.cache
-def code_sha256() -> str:
-    """SHA-256 of the Python files of the packages that read scorecards and compute the per-sample
-    table and metrics (``aggregator``, ``scorecards``): their relative paths and bytes, in path
-    order. Unlike the version or the commit it changes with any edit, committed or not (~4 ms)."""
-    import hashlib
-
-    import scorecards
-
-    digest = hashlib.sha256()
-    for root in (Path(__file__).resolve().parents[1], Path(scorecards.__file__).resolve().parent):
-        for path in sorted(root.rglob("*.py")):
-            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()

@@ -15,16 +15,7 @@ from typing import TYPE_CHECKING
 from aggregator.outputs.errors_markdown import errors_section
 from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata import (
-    Reuse,
-    RunMetadata,
-    RunWarning,
-    SideFileUse,
-    SkippedLine,
-    TaxonomyUsed,
-    code_sha256,
-    git_commit,
-)
+from aggregator.outputs.metadata_fields import git_commit, metadata_fields, metadata_json
 from aggregator.outputs.metrics_csv import metrics_csv, read_metrics_csv
 from aggregator.outputs.names import (
     INPUT_ORDER_COLUMNS,
@@ -42,7 +33,6 @@ from aggregator.report.run_report import run_report
 if TYPE_CHECKING:
     from aggregator.outputs.atomic import Output
     from aggregator.run.pipeline import RunEvaluation
-    from aggregator.run_warnings.declare import RaisedWarning
 
 def prepare() -> None:
     """Read ahead what the writers take from outside (report assets, the git commit): called
@@ -52,56 +42,24 @@ def prepare() -> None:
     git_commit()
 
 
-def taxonomy_used(evaluation: RunEvaluation) -> TaxonomyUsed:
-    used = evaluation.taxonomy
-    return TaxonomyUsed(name=used.name, source=used.source, sha256=used.sha256, refs=len(used.refs))
-
-
-def _warning(raised: RaisedWarning) -> RunWarning:
-    return RunWarning(code=raised.code, message=raised.message, metrics=raised.metrics, count=raised.count)
-
-
-def reuse_key(evaluation: RunEvaluation, parquet: bytes, metrics: bytes) -> Reuse:
-    """What ``aggregate compare`` checks before reusing the files: the metric definitions, the side
-    files read, and the digests of the table and metrics written (the metrics' only when their
-    CSV cells read back to the very values: a text metric that is ``""`` would read back as blank)."""
+def reuse_fields(evaluation: RunEvaluation, parquet: bytes, metrics: bytes) -> dict[str, object]:
+    """``reuse`` (:class:`~aggregator.outputs.metadata.Reuse`): what ``aggregate compare`` checks before
+    reusing the files: the metric definitions, the side files read, and the digests of the table and
+    metrics written (the metrics' only when their CSV cells read back to the very values: a text
+    metric that is ``""`` would read back as blank)."""
     from aggregator.metrics.provenance import policy_hash
+    from aggregator.outputs.metadata_fields import code_sha256
 
     registry = evaluation.registry
     exact = read_metrics_csv(metrics, registry) == evaluation.metrics
-    return Reuse(
-        input_blake3=evaluation.input_blake3,
-        code_sha256=code_sha256(),
-        policy_hash=policy_hash(registry),
-        side_files_sha256=evaluation.side_digests,
-        per_sample_parquet_sha256=hashlib.sha256(parquet).hexdigest(),
-        structural_metrics_csv_sha256=hashlib.sha256(metrics).hexdigest() if exact else None,
-    )
-
-
-def run_metadata(evaluation: RunEvaluation, *, spreadsheet_safe: bool = False, reuse: Reuse | None = None) -> RunMetadata:
-    return RunMetadata(
-        taxonomy=taxonomy_used(evaluation),
-        git_commit=git_commit(),
-        input_path=str(evaluation.input_path),
-        input_sha256=evaluation.input_sha256,
-        run_ids=tuple(evaluation.run_ids),
-        profile=evaluation.profile,
-        rows_read=evaluation.rows_read,
-        rows_aggregated=evaluation.rows_aggregated,
-        rows_skipped=len(evaluation.skipped),
-        skipped_lines=tuple(SkippedLine(line=bad.line, reason=bad.reason) for bad in evaluation.skipped),
-        warnings=tuple(map(_warning, evaluation.run_warnings.shown)),
-        warnings_allowed=tuple(map(_warning, evaluation.run_warnings.allowed)),
-        counts=evaluation.warnings,
-        families=evaluation.families,
-        profile_fallback=evaluation.profile_fallback,
-        side_files=tuple(SideFileUse(name=name, used=used is not None) for name, used in evaluation.side_files.items()),
-        workers=evaluation.workers,
-        seconds=round(evaluation.seconds, 4),
-        spreadsheet_safe=spreadsheet_safe,
-        reuse=reuse,
-    )
+    return {
+        "input_blake3": evaluation.input_blake3,
+        "code_sha256": code_sha256(),
+        "policy_hash": policy_hash(registry),
+        "side_files_sha256": dict(evaluation.side_digests),
+        "per_sample_parquet_sha256": hashlib.sha256(parquet).hexdigest(),
+        "structural_metrics_csv_sha256": hashlib.sha256(metrics).hexdigest() if exact else None,
+    }
 
 
 def with_intervals(markdown: str, evaluation: RunEvaluation) -> str:
@@ -143,9 +101,8 @@ def run_files(
         metrics = metrics_csv([evaluation.metrics])
         report = run_report(evaluation, facts)
         table_bytes = parquet.result()
-        reuse = reuse_key(evaluation, table_bytes, metrics)
-        provenance = run_metadata(evaluation, spreadsheet_safe=spreadsheet_safe, reuse=reuse)
-        metadata = provenance.model_dump_json(indent=2).encode("utf-8") + b"\n"
+        reuse = reuse_fields(evaluation, table_bytes, metrics)
+        metadata = metadata_json(metadata_fields(evaluation, spreadsheet_safe=spreadsheet_safe, reuse=reuse))
         if not streamed:
             csv_output = csv.result()
         return {
