@@ -18,6 +18,7 @@ from tests.conftest import RUNS
 def environment(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     monkeypatch.delenv(allocator.SETTING, raising=False)
     monkeypatch.setattr(allocator, "_chosen_here", [False])
+    monkeypatch.setattr(allocator, "keep_glibc_blocks", lambda: True)  # not in the tests' own process
     return monkeypatch
 
 
@@ -66,12 +67,14 @@ def test_a_value_the_user_set_wins(environment: pytest.MonkeyPatch) -> None:
 SPY = """
 import sys
 from aggregator.commands import allocator, main
-chosen = allocator.for_runs
+chosen, kept = allocator.for_runs, allocator.keep_glibc_blocks
 def spy(runs, **how):
     chosen(runs, **how)
     loaded = sorted(m for m in sys.modules if m.startswith(("polars.", "_polars")))
     print("polars loaded:", loaded, "setting:", allocator.os.environ[allocator.SETTING], flush=True)
-allocator.for_runs = spy
+def spy_glibc():
+    print("glibc blocks kept:", kept(), flush=True)
+allocator.for_runs, allocator.keep_glibc_blocks = spy, spy_glibc
 sys.argv = ["aggregate", *sys.argv[1:]]
 main.main()
 """
@@ -85,6 +88,10 @@ def test_the_command_chooses_before_polars_is_loaded(tmp_path: Path, command: li
                           env={k: v for k, v in os.environ.items() if k != allocator.SETTING})
     assert done.returncode == 0, done.stderr
     assert f"polars loaded: [] setting: {allocator.KEEP_FREED_PAGES}" in done.stdout
+    if command:  # a comparison holds its runs at once: glibc's blocks are given back (allocator.py)
+        assert "glibc blocks kept" not in done.stdout
+    else:
+        assert done.stdout.index("glibc blocks kept: True") < done.stdout.index("polars loaded: []")
 
 
 def test_a_comparison_counts_its_runs_together(tmp_path: Path, environment: pytest.MonkeyPatch) -> None:
@@ -95,3 +102,39 @@ def test_a_comparison_counts_its_runs_together(tmp_path: Path, environment: pyte
     assert os.environ[allocator.SETTING] == allocator.RETURN_FREED_MEMORY
     allocator.for_runs(runs)
     assert os.environ[allocator.SETTING] == allocator.KEEP_FREED_PAGES
+
+
+REUSE = """
+import resource, sys
+from aggregator.commands import allocator
+print(allocator.keep_glibc_blocks() if sys.argv[1] == "keep" else None)
+faults = []
+for _ in range(3):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    block = b"x" * (40 << 20)  # written whole; over glibc's largest dynamic threshold (32 MiB): a fresh mapping each time by default
+    faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+    del block
+print(faults[-1])
+"""
+
+
+def freed_block_faults(how: str, **env: str) -> tuple[str, int]:
+    done = subprocess.run([sys.executable, "-c", REUSE, how], capture_output=True, text=True, check=True,
+                          env={**{k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLIBC_"))}, **env})
+    kept, faults = done.stdout.split()
+    return kept, int(faults)
+
+
+@pytest.mark.skipif(not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"), reason="glibc's malloc")
+def test_glibc_reuses_a_freed_block_once_told_to_keep_them() -> None:
+    """A 40 MiB block freed and allocated again: 10,240 fresh pages each time by default, none once kept."""
+    assert freed_block_faults("default") == ("None", pytest.approx(10_240, rel=0.1))
+    kept, faults = freed_block_faults("keep")
+    assert kept == "True" and faults < 100
+
+
+@pytest.mark.parametrize("env", [{"MALLOC_TRIM_THRESHOLD_": "131072"}, {"MALLOC_MMAP_THRESHOLD_": "131072"},
+                                 {"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=131072"}])
+def test_a_glibc_threshold_the_user_set_wins(env: dict[str, str]) -> None:
+    kept, faults = freed_block_faults("keep", **env)
+    assert kept == "False" and faults > 5_000

@@ -1,4 +1,4 @@
-"""How soon Polars' allocator (jemalloc) gives freed memory back to the system.
+"""How soon the allocators (Polars' jemalloc, glibc's malloc) give freed memory back to the system.
 
 jemalloc reads :data:`SETTING` once, when Polars is loaded, and the command loads Polars only
 after its decoders fork (:mod:`aggregator.deferred_import`), so the command chooses first:
@@ -18,6 +18,14 @@ after its decoders fork (:mod:`aggregator.deferred_import`), so the command choo
   on timing); at other times both took 2.6–2.9 s. 1,000 tiny runs with ``--each-run``: 88 against 84 s,
   peak 1,771 against 1,786 MB (measured 2026-11-28).
 
+With the pages kept, ``aggregate RUN...`` also has glibc's ``malloc`` (the decoders' read blocks of 4 MiB,
+NumPy's arrays, Python's large objects) keep its freed blocks (:func:`keep_glibc_blocks`): blocks up to
+:data:`GLIBC_MMAP_THRESHOLD` come from the heap, which keeps up to :data:`GLIBC_TRIM_THRESHOLD` free at its
+top, instead of a fresh mapping for every block over 32 MiB or over the last freed size. A core run of
+5,000 real-shaped rows: 7,700 fewer page faults, about 0.025 CPU-s and 0.02 s less (12 interleaved
+runs with and without); 50,000 rows peak at 383 against 371 MB. Not for a comparison: ``compare
+--each-run`` of 1,000 tiny runs peaked at 1,926 MB with it, 1,775 without (measured 2026-11-28).
+
 A value the user set in the environment wins over all of them.
 """
 
@@ -32,6 +40,12 @@ RETURN_FREED_MEMORY = "dirty_decay_ms:0,muzzy_decay_ms:0"
 SMALL_DECAY_MS = 100
 KEEP_FREED_PAGES = f"dirty_decay_ms:{SMALL_DECAY_MS},muzzy_decay_ms:{SMALL_DECAY_MS}"
 LARGE_ROWS = 200_000
+GLIBC_MMAP_THRESHOLD = 64 << 20
+GLIBC_TRIM_THRESHOLD = 256 << 20
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+"""``mallopt`` parameters (glibc's ``malloc.h``)."""
+_GLIBC_VARIABLES = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+_GLIBC_TUNABLES = ("glibc.malloc.mmap_threshold", "glibc.malloc.trim_threshold")
 SAMPLE_BYTES = 1 << 20
 """The start of an input read to estimate its rows: its size times the newlines in the sample over the sample's length."""
 _chosen_here: list[bool] = [False]
@@ -57,6 +71,27 @@ def for_runs(runs: Iterable[Path], *, together: bool = False) -> None:
         if counted >= LARGE_ROWS:
             return
     os.environ[SETTING] = KEEP_FREED_PAGES
+    if not together:
+        keep_glibc_blocks()
+
+
+def keep_glibc_blocks() -> bool:
+    """Set glibc's ``malloc`` to keep freed blocks (module doc) in this process and the ones it forks;
+    False where the C library is not glibc, or where the user set either threshold
+    (``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_`` or in ``GLIBC_TUNABLES``)."""
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    if any(name in os.environ for name in _GLIBC_VARIABLES) or any(name in tunables for name in _GLIBC_TUNABLES):
+        return False
+    try:
+        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (ValueError, OSError, AttributeError):
+        return False
+    if not libc.startswith("glibc"):
+        return False
+    import ctypes
+
+    mallopt = ctypes.CDLL(None).mallopt
+    return bool(mallopt(_M_MMAP_THRESHOLD, GLIBC_MMAP_THRESHOLD) and mallopt(_M_TRIM_THRESHOLD, GLIBC_TRIM_THRESHOLD))
 
 
 def estimated_rows(run: Path) -> float:
