@@ -211,14 +211,21 @@ def frame_of(blocks: Sequence[Block], columns: Sequence[Column]) -> pl.DataFrame
 def _series(column: Column, parts: list[Packed]) -> pl.Series:
     """One column of several blocks: arrays of one type joined, else their values in one list.
 
-    A "count" column is UInt8 when every block's values fit a byte, else Int64 (the table's
-    frames are joined with their common type, :func:`table_of`)."""
+    A "bool" column reaches Polars as a NumPy array (Polars read an ``array`` of 5,000 booleans value by
+    value, ~220 µs; ~7 µs from NumPy, whose booleans it packs into bits of its own memory). Numbers stay
+    ``array``s: Polars would keep a NumPy array's memory instead of copying it (1,000,000 tiny rows
+    peaked at 2,129 MB so, 1,475 MB as they are). A "count" column is UInt8 when every block's values
+    fit a byte, else Int64 (the table's frames are joined with their common type, :func:`table_of`)."""
     arrays = [p for p in parts if isinstance(p, array)]
     values: object
     dtype = dtype_of(column)
     codes = {a.typecode for a in arrays}
     if len(arrays) == len(parts) and len(codes) == 1:
         values = arrays[0] if len(arrays) == 1 else array(arrays[0].typecode, b"".join(arrays))
+        if column.kind == "bool":
+            import numpy as np
+
+            values = np.frombuffer(values, dtype=np.int8).astype(bool)
         if column.kind == "count":
             dtype = getattr(pl, _WIDE[arrays[0].typecode])()
     else:
