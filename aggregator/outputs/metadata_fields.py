@@ -25,7 +25,6 @@ from aggregator.version import __version__
 
 if TYPE_CHECKING:
     from aggregator.run.pipeline import RunEvaluation
-    from aggregator.run_warnings.declare import RaisedWarning
 
 TOOL = "absa-aggregator"
 
@@ -46,10 +45,6 @@ def taxonomy_fields(evaluation: RunEvaluation) -> dict[str, object]:
     return {"name": used.name, "source": used.source, "sha256": used.sha256, "refs": len(used.refs)}
 
 
-def _warning(raised: RaisedWarning) -> dict[str, object]:
-    return {"code": raised.code, "message": raised.message, "metrics": list(raised.metrics), "count": raised.count}
-
-
 def metadata_fields(
     evaluation: RunEvaluation, *, spreadsheet_safe: bool = False, reuse: dict[str, object] | None = None
 ) -> dict[str, object]:
@@ -68,8 +63,8 @@ def metadata_fields(
         "rows_aggregated": evaluation.rows_aggregated,
         "rows_skipped": len(evaluation.skipped),
         "skipped_lines": [{"line": bad.line, "reason": bad.reason} for bad in evaluation.skipped],
-        "warnings": list(map(_warning, evaluation.run_warnings.shown)),
-        "warnings_allowed": list(map(_warning, evaluation.run_warnings.allowed)),
+        "warnings": [raised.to_dict() for raised in evaluation.run_warnings.shown],
+        "warnings_allowed": [raised.to_dict() for raised in evaluation.run_warnings.allowed],
         "counts": dict(evaluation.warnings),
         "families": list(evaluation.families),
         "profile_fallback": evaluation.profile_fallback,
