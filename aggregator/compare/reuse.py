@@ -40,7 +40,7 @@ from aggregator.metrics.families import resolve
 from aggregator.metrics.provenance import policy_hash
 from aggregator.metrics.structural import build_registry
 from aggregator.outputs.metadata import RunMetadata, TaxonomyUsed
-from aggregator.outputs.metadata_fields import code_sha256
+from aggregator.outputs.metadata_fields import code_sha256, taxonomy_fields
 from aggregator.outputs.metrics_csv import read_metrics_csv
 from aggregator.outputs.names import INPUT_ORDER_COLUMNS, METADATA_JSON, METRICS_CSV, PER_SAMPLE_PARQUET
 from aggregator.run.per_sample import table_schema
@@ -119,7 +119,7 @@ def _same_settings(metadata: RunMetadata, reuse: Reuse) -> bool:
         and metadata.profile is None
         and not metadata.profile_fallback
         and metadata.rows_skipped == 0
-        and metadata.taxonomy == TaxonomyUsed(name=used.name, source=used.source, sha256=used.sha256, refs=len(used.refs))
+        and metadata.taxonomy == TaxonomyUsed.model_validate(taxonomy_fields(used))
     )
 
 

@@ -25,6 +25,7 @@ from aggregator.version import __version__
 
 if TYPE_CHECKING:
     from aggregator.run.pipeline import RunEvaluation
+    from aggregator.units.taxonomy import Taxonomy
 
 TOOL = "absa-aggregator"
 
@@ -39,9 +40,8 @@ def shown_path(path: Path | str) -> str:
     return text
 
 
-def taxonomy_fields(evaluation: RunEvaluation) -> dict[str, object]:
-    """``taxonomy``: the refs' taxonomy (:class:`~aggregator.outputs.metadata.TaxonomyUsed`)."""
-    used = evaluation.taxonomy
+def taxonomy_fields(used: Taxonomy) -> dict[str, object]:
+    """``taxonomy``: the taxonomy the refs were checked against (:class:`~aggregator.outputs.metadata.TaxonomyUsed`)."""
     return {"name": used.name, "source": used.source, "sha256": used.sha256, "refs": len(used.refs)}
 
 
@@ -58,7 +58,7 @@ def metadata_fields(
         "input_sha256": evaluation.input_sha256,
         "run_ids": list(evaluation.run_ids),
         "profile": evaluation.profile,
-        "taxonomy": taxonomy_fields(evaluation),
+        "taxonomy": taxonomy_fields(evaluation.taxonomy),
         "rows_read": evaluation.rows_read,
         "rows_aggregated": evaluation.rows_aggregated,
         "rows_skipped": len(evaluation.skipped),
