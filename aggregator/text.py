@@ -11,7 +11,8 @@ spreadsheet (``=``, ``+``, ``-``, ``@``, tab, carriage return). Each place escap
 - :func:`md_code`, :func:`md_text`: a name as a Markdown code span, prose with Markdown's
   special characters escaped;
 - :func:`spreadsheet_cell`, :func:`spreadsheet_safe_columns`: ``--spreadsheet-safe``, a ``'``
-  before a text cell a spreadsheet would read as a formula (OWASP's CSV injection advice).
+  before a text cell a spreadsheet would read as a formula (OWASP's CSV injection advice);
+- :func:`shown_path`: a file name that is not UTF-8 (its bytes as lone surrogates) with each such byte as ``\\xNN``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -107,3 +109,13 @@ def spreadsheet_safe_columns(table: pl.DataFrame) -> pl.DataFrame:
         for name in text
     )
     return guarded.rename({name: spreadsheet_cell(name) for name in table.columns if spreadsheet_cell(name) != name})
+
+
+def shown_path(path: Path | str) -> str:
+    """``path`` as text that encodes to UTF-8: each byte of the name that is not UTF-8 as ``\\xNN``."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text

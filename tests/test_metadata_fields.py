@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 
 from aggregator import aggregate_run
 from aggregator.outputs.metadata import Reuse, RunMetadata, RunWarning, SideFileUse, SkippedLine, TaxonomyUsed
-from aggregator.outputs.metadata_fields import metadata_json, shown_path
+from aggregator.outputs.metadata_fields import metadata_json
 from aggregator.outputs.names import METADATA_JSON
 from aggregator.outputs.run_files import run_files
 from aggregator.run.pipeline import evaluate_run
+from aggregator.text import shown_path
 from tests.conftest import CASES, CONFORMANCE, RUNS, run_cli, write_lines
 from tests.scorecard_rows import item, row
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from aggregator.outputs.metadata_fields import shown_path
+from aggregator.text import shown_path
 
 if TYPE_CHECKING:
     from aggregator.run.pipeline import RunEvaluation

@@ -9,7 +9,7 @@ and building its models cost the command ~0.07 CPU-s, 7% of a 5,000-row core run
 ``tests/test_metadata_fields.py`` holds the two to the same keys and the same bytes.
 
 A path that is not UTF-8 (a file name with undecodable bytes, which Python carries as lone
-surrogates) is written with each such byte as ``\\xNN`` (:func:`shown_path`).
+surrogates) is written with each such byte as ``\\xNN`` (:func:`aggregator.text.shown_path`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from aggregator.text import shown_path
 from aggregator.version import __version__
 
 if TYPE_CHECKING:
@@ -28,16 +29,6 @@ if TYPE_CHECKING:
     from aggregator.units.taxonomy import Taxonomy
 
 TOOL = "absa-aggregator"
-
-
-def shown_path(path: Path | str) -> str:
-    """``path`` as text that encodes to UTF-8: each byte of the name that is not UTF-8 as ``\\xNN``."""
-    text = str(path)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return text
 
 
 def taxonomy_fields(used: Taxonomy) -> dict[str, object]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from aggregator.outputs.errors_markdown import errors_section
 from aggregator.outputs.facts import run_facts
 from aggregator.outputs.markdown import metrics_markdown
-from aggregator.outputs.metadata_fields import git_commit, metadata_fields, metadata_json
+from aggregator.outputs.metadata_fields import code_sha256, git_commit, metadata_fields, metadata_json
 from aggregator.outputs.metrics_csv import metrics_csv, read_metrics_csv
 from aggregator.outputs.names import (
     INPUT_ORDER_COLUMNS,
@@ -48,7 +48,6 @@ def reuse_fields(evaluation: RunEvaluation, parquet: bytes, metrics: bytes) -> d
     metrics written (the metrics' only when their CSV cells read back to the very values: a text
     metric that is ``""`` would read back as blank)."""
     from aggregator.metrics.provenance import policy_hash
-    from aggregator.outputs.metadata_fields import code_sha256
 
     registry = evaluation.registry
     exact = read_metrics_csv(metrics, registry) == evaluation.metrics
