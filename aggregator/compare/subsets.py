@@ -136,14 +136,14 @@ def _level_rows(resampler: Resampler, cube: SampleCube, rows_of: dict[str, np.nd
     metrics = [resampler.registry[m] for m in shown]
     asks = [_ask(condition, rows, members, present, rows_of[baseline], baseline) for condition, rows in rows_of.items()]
     made: dict[tuple[tuple[int, ...], bytes], ConditionReplicates] = {}
-    plan = {_key(rows, samples): (rows, samples) for ask in asks for rows, samples in ask.replicates}
-    uses = Counter(_key(rows, samples) for ask in asks for rows, samples in ask.replicates)
+    keys_of = [[_key(rows, samples) for rows, samples in ask.replicates] for ask in asks]
+    plan = {key: replicate for ask, keys in zip(asks, keys_of) for key, replicate in zip(keys, ask.replicates)}
+    uses = Counter(key for keys in keys_of for key in keys)
     out: list[dict[str, object]] = []
     with sub.ahead(list(plan.values())):  # each replicate set made once, in the order first asked, kept while asked
-        for ask in asks:
+        for ask, keys in zip(asks, keys_of):
             if len(ask.samples) == 0:
                 continue
-            keys = [_key(rows, samples) for rows, samples in ask.replicates]
             for key, (rows, samples) in zip(keys, ask.replicates):
                 if key not in made:
                     made[key] = sub.condition(rows, samples)
