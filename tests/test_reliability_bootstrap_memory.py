@@ -9,9 +9,11 @@ gathers only the columns they read; the stacked sample columns no longer hold th
 from __future__ import annotations
 
 import tracemalloc
+from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
+import pytest
 
 from aggregator.metrics.structural import build_registry
 from aggregator.stats.bootstrap import SampleColumns, block_rows, iter_draws, replicate_values, sample_mask
@@ -89,3 +91,42 @@ def test_columns_given_one_by_one_keep_the_distinct_varying_ones_and_give_the_sa
     assert np.array_equal(expected, columns.sums(draws)[0].dense())
     stacked = next(iter(columns._centred.values()))[0]
     assert stacked.shape == (300, 3)  # centred where the columns were written, no copy of them
+
+
+def test_the_draws_are_the_same_whatever_the_block_size() -> None:
+    """``cells`` chooses how many resamples a block holds, not what is drawn (the headline draws 4 MB blocks)."""
+    n, resamples = 5_000, 230
+    whole = np.concatenate(list(iter_draws(n, resamples, 7, np.float64, cells=n * resamples)))
+    assert whole.shape == (resamples, n)
+    for cells in (500_000, 123_457, n - 1):
+        blocks = [block.copy() for block in iter_draws(n, resamples, 7, np.float64, reuse=True, cells=cells)]
+        assert {len(b) for b in blocks[:-1]} == {block_rows(n, cells)}
+        assert np.array_equal(np.concatenate(blocks), whole)
+
+
+def test_headline_intervals_do_not_depend_on_the_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 4 MB blocks give the intervals of blocks of 1,000 resamples, as before (up to the products' last bits)."""
+    from aggregator.run import intervals
+
+    rng = np.random.default_rng(3)
+    n = 1_200  # blocks of 416 resamples
+    table = pl.DataFrame({
+        "has_gold": rng.random(n) < 0.9, "n_gold": rng.integers(0, 4, n),
+        **{f"{u}_{s}_{c}": rng.integers(0, 3, n) for u in ("refpol", "otepol") for s in ("s1", "s2")
+           for c in ("tp", "fp", "fn")},
+        **{f"{u}_{s}_f1": rng.random(n) for u in ("refpol", "otepol") for s in ("s1", "s2")},
+        **{f"{u}_transition": rng.choice(["fix", "break", "keep", "still"], n) for u in ("refpol", "otepol")},
+    })
+    registry = build_registry(("core",))
+    evaluation = SimpleNamespace(table=table, registry=registry, metrics={name: 0.5 for name in intervals.METRICS})
+    found = []
+    for cells in (intervals.BLOCK_CELLS, n * intervals.RESAMPLES):
+        monkeypatch.setattr(intervals, "BLOCK_CELLS", cells)
+        monkeypatch.setattr(intervals, "_last", [])
+        found.append(intervals.headline_intervals(evaluation))  # type: ignore[arg-type]
+    assert block_rows(n, intervals.BLOCK_CELLS) < intervals.RESAMPLES
+    assert found[0].keys() == found[1].keys()
+    defined = [name for name, bounds in found[1].items() if bounds != (None, None)]
+    assert len(defined) >= 6
+    for name in found[1]:
+        assert found[0][name] == pytest.approx(found[1][name], abs=1e-12, rel=1e-12)

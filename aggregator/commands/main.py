@@ -16,7 +16,7 @@ from types import FrameType
 
 import click
 
-from aggregator.commands import allocator, blas
+from aggregator.commands import allocator
 from aggregator.commands.run import run_command
 from aggregator.commands.samples import samples_command
 from aggregator.commands.stack_room import with_room
@@ -25,6 +25,7 @@ from aggregator.compare.command import compare_command
 from aggregator.deferred_import import defer
 from aggregator.formats.command import convert_command, score_command
 from aggregator.legacy.command import legacy_command
+from aggregator.stats import blas
 
 NO_ARGS_IS_HELP: type[click.UsageError] | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())
 """Click 8.2 raises it for a bare ``aggregate``; the help it carries is shown as it is."""
@@ -74,7 +75,7 @@ def main() -> None:
     no cycles and live until exit, and its passes over the imported modules cost ~0.03 s.
     Polars is imported on first use (:mod:`aggregator.deferred_import`), after the decoders fork.
     The command runs with room on the frame stack (:mod:`~aggregator.commands.stack_room`), and with one
-    BLAS thread (:mod:`~aggregator.commands.blas`).
+    BLAS thread (:mod:`~aggregator.stats.blas`).
     A usage error (unknown option, bad value) is one line in the style of every other error.
     """
     gc.disable()

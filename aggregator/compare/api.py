@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import numpy as np
 import polars as pl
-from threadpoolctl import threadpool_limits
 
 from aggregator.api import arguments
 from aggregator.compare.agreement import agreement_table
@@ -33,6 +32,7 @@ from aggregator.compare.subsets import subsets_table
 from aggregator.compare.tables import runs_table
 from aggregator.metrics.structural import STRUCTURAL
 from aggregator.run_warnings import known_codes
+from aggregator.stats.blas import single_thread
 from aggregator.stats.compile import compile_metrics
 from aggregator.stats.intervals import DEFAULT_METHOD, METHODS, Method
 from scorecards.errors import InputError
@@ -208,7 +208,7 @@ def compare_loaded(runs: Sequence[Run], *, options: Options | None = None, **kwa
     shown = shown_metrics(opts.metrics, lead)
     cube = build_cube(ordered)
     rows_of = {name: np.array([i for i, r in enumerate(ordered) if r.condition == name]) for name in names}
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread():
         weighted = compile_metrics(registry, ordered[0].table, [m.name for m in registry if m.alias_of is None])
         positions = [sample_index(r, cube.keys) for r in ordered]
         resampler = Resampler(registry, weighted, ordered, positions, opts.resamples, opts.seed)

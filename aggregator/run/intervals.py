@@ -27,6 +27,11 @@ METRICS = tuple(f"{name}{suffix}" for suffix in ("", "_otepol")
                 for name in ("tuple_f1_s1", "tuple_f1_s2", "delta_f1", "fix_rate", "break_rate"))
 METHOD = (f"95% percentile bootstrap over samples ({RESAMPLES} resamples, seed {SEED}); "
           "covers sample variation only (one run, no seeds)")
+BLOCK_CELLS = 500_000
+"""Draw counts multiplied at a time (4 MB in float64; 100 resamples of 5,000 samples): a run's process
+touches this memory for the first time, and fresh memory is what costs here (2,000 resamples of 5,000
+samples: 0.14–0.15 CPU-s in blocks of 100, 0.15–0.27 in blocks of 1,000, 40 MB; see benchmarks/RESULTS.md).
+Up to 500 samples a block is :data:`~aggregator.stats.bootstrap.BLOCK` resamples, as in comparisons."""
 Intervals = dict[str, tuple[float | None, float | None]]
 _last: list[tuple[RunEvaluation, Intervals]] = []
 
@@ -35,16 +40,15 @@ def headline_intervals(evaluation: RunEvaluation) -> Intervals:
     """``{metric: (low, high)}`` for :data:`METRICS` (None where undefined); the last run's are kept."""
     if _last and _last[0][0] is evaluation:
         return _last[0][1]
-    from threadpoolctl import threadpool_limits
-
+    from aggregator.stats.blas import single_thread
     from aggregator.stats.bootstrap import SampleColumns, iter_draws, percentile_interval, replicate_values
     from aggregator.stats.compile import compile_metrics
 
     table = evaluation.table
     wanted = [m for m in METRICS if m in evaluation.registry]
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_thread():
         weighted = compile_metrics(evaluation.registry, table, wanted)
-        draws = iter_draws(table.height, RESAMPLES, SEED, np.float64, reuse=True)  # summed in float64: no float32 copy
+        draws = iter_draws(table.height, RESAMPLES, SEED, np.float64, reuse=True, cells=BLOCK_CELLS)  # float64: no copy
         columns = SampleColumns.of_columns(weighted.sample_columns(table), weighted.width, table.height)
         replicates = replicate_values(weighted, draws, columns, precise=True)
     low, high = percentile_interval(replicates)

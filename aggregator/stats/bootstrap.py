@@ -39,22 +39,23 @@ beyond, fewer (50,000 samples: 100; 1,000,000: 5), so a run's memory stays near 
 EXACT_LIMIT = 2**24
 
 
-def block_rows(n: int) -> int:
-    """Resamples drawn at a time for n samples: at most :data:`BLOCK`, and about :data:`BLOCK_CELLS` counts."""
-    return max(1, min(BLOCK, BLOCK_CELLS // max(n, 1)))
+def block_rows(n: int, cells: int = BLOCK_CELLS) -> int:
+    """Resamples drawn at a time for n samples: at most :data:`BLOCK`, and about ``cells`` counts."""
+    return max(1, min(BLOCK, cells // max(n, 1)))
 
 
 def iter_draws(n: int, resamples: int, seed: int, dtype: type[np.floating] = np.float32, *,
-               reuse: bool = False) -> Iterator[np.ndarray]:
+               reuse: bool = False, cells: int = BLOCK_CELLS) -> Iterator[np.ndarray]:
     """The rows of :func:`draw_counts` in blocks of :func:`block_rows` (``dtype``), so that memory stays small.
 
     Each resample's n indices are drawn and counted on their own (the generator's stream is the one
     of drawing the whole block at once), so beyond the block only one resample's indices are held.
     ``reuse``: every block is written into the memory of the first (a caller that is done with a block
     before it asks for the next): fresh memory for each block cost more than the draws themselves
-    (2,000 resamples of 5,000 samples in a new process: 0.11–0.25 CPU-s, 0.055 reused)."""
+    (2,000 resamples of 5,000 samples in a new process: 0.11–0.25 CPU-s, 0.055 reused). ``cells``: about
+    how many counts a block holds (:func:`block_rows`); the draws are the same whatever it is."""
     rng = np.random.default_rng(seed)
-    step = block_rows(n)
+    step = block_rows(n, cells)
     indices = np.empty(n, dtype=np.intp)  # bincount's own type: it would copy int32 indices anew each time
     buffer = np.empty((min(step, resamples), n), dtype=dtype) if reuse else None
     for start in range(0, resamples, step):
