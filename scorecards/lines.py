@@ -10,7 +10,11 @@ from typing import NamedTuple
 
 from scorecards.utf8 import is_utf8, utf8_error
 
-BLOCK = 1 << 22
+BLOCK = 1 << 20
+"""Bytes read at a time. A decoded row's raw fields point into the block its line came from, so a batch of rows
+holds a few blocks; freed blocks are reused, and only the first ones are fresh memory. A core run of 5,000
+rows of 28 KB: 32,500 page faults in 1 MiB blocks against 36,300 in 4 MiB ones, 0.867 against 0.883 CPU-s
+(medians of 10 interleaved runs; benchmarks/RESULTS.md)."""
 PROBE = 1 << 16
 """The first read looking for a line's end after a cut (reading :data:`BLOCK` at each of 35 cuts of a 143 MB
 file read it whole once more: 0.024 CPU-s before the decoders could start)."""

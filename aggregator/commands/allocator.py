@@ -18,7 +18,7 @@ after its decoders fork (:mod:`aggregator.deferred_import`), so the command choo
   on timing); at other times both took 2.6–2.9 s. 1,000 tiny runs with ``--each-run``: 88 against 84 s,
   peak 1,771 against 1,786 MB (measured 2026-11-28).
 
-With the pages kept, ``aggregate RUN...`` also has glibc's ``malloc`` (the decoders' read blocks of 4 MiB,
+With the pages kept, ``aggregate RUN...`` also has glibc's ``malloc`` (the decoders' read blocks,
 NumPy's arrays, Python's large objects) keep its freed blocks (:func:`keep_glibc_blocks`): blocks up to
 :data:`GLIBC_MMAP_THRESHOLD` come from the heap, which keeps up to :data:`GLIBC_TRIM_THRESHOLD` free at its
 top, instead of a fresh mapping for every block over 32 MiB or over the last freed size. A core run of
