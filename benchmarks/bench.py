@@ -188,17 +188,19 @@ def commands(data: Path, outdir: Path, reference: str | None, baseline: Path | N
 
 
 def bench(rows: int, repeat: int, reference: str | None, data_dir: Path,
-          baseline: Path | None = None, source: Path = DEFAULT_SOURCE) -> tuple[Path, list[Timing]]:
-    return timed(rows, repeat, data_dir, lambda data, outdir: commands(data, outdir, reference, baseline), source)
+          baseline: Path | None = None, source: Path = DEFAULT_SOURCE, distinct: bool = False) -> tuple[Path, list[Timing]]:
+    return timed(rows, repeat, data_dir, lambda data, outdir: commands(data, outdir, reference, baseline), source, distinct)
 
 
 def timed(rows: int, repeat: int, data_dir: Path, make: Callable[[Path, Path], dict[str, list[str]]],
-          source: Path = DEFAULT_SOURCE) -> tuple[Path, list[Timing]]:
-    """The real-shaped file of ``rows`` rows (generated once into ``data_dir`` from ``source``) and the
-    :func:`interleaved` timings of the commands ``make(file, output folder)`` gives."""
-    data = data_dir / (f"rows{rows}.jsonl" if source == DEFAULT_SOURCE else f"rows{rows}_{source.name}.jsonl")
+          source: Path = DEFAULT_SOURCE, distinct: bool = False) -> tuple[Path, list[Timing]]:
+    """The real-shaped file of ``rows`` rows (generated once into ``data_dir`` from ``source``; ``distinct``:
+    copies with their own terms and sentences, see ``generate.py``) and the :func:`interleaved` timings of the
+    commands ``make(file, output folder)`` gives."""
+    name = f"rows{rows}" + ("" if source == DEFAULT_SOURCE else f"_{source.name}") + ("_distinct" if distinct else "")
+    data = data_dir / f"{name}.jsonl"
     if not data.exists():
-        generate(source, rows, data)
+        generate(source, rows, data, distinct_copies=distinct)
     with tempfile.TemporaryDirectory() as tmp:
         return data, interleaved(make(data, Path(tmp)), repeat)
 
@@ -254,12 +256,14 @@ def main() -> None:
                         "its aggregate commands run interleaved with these, as '(baseline) ...'")
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE,
                         help="scorecards file or folder of run folders whose rows are replicated (generate.py)")
+    parser.add_argument("--distinct", action="store_true",
+                        help="copies with their own terms and sentences, not verbatim (generate.py --distinct)")
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
     parser.add_argument("--section", default="bench", help="the section of RESULTS.md to write (default: bench)")
     args = parser.parse_args()
     sections = []
     for rows in args.rows:
-        data, timings = bench(rows, args.repeat, args.reference, args.data_dir, args.baseline, args.source)
+        data, timings = bench(rows, args.repeat, args.reference, args.data_dir, args.baseline, args.source, args.distinct)
         sections.append(table(data, rows, timings))
         print(sections[-1], flush=True)
     if args.write:
@@ -268,6 +272,8 @@ def main() -> None:
             command += " --reference ..."
         if args.baseline:
             command += " --baseline BEFORE"
+        if args.distinct:
+            command += " --distinct"
         if args.source != DEFAULT_SOURCE:
             command += f" --source {args.source.relative_to(Path.cwd()) if args.source.is_relative_to(Path.cwd()) else args.source.name}"
         write_section(args.section, "\n".join([measured_by(command), "", *sections]))

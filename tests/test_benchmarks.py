@@ -107,3 +107,36 @@ def test_bench_legacy_runs_on_a_small_generated_input(tmp_path: Path) -> None:
     done = run("bench_legacy.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "| aggregate RUN | 1 |" in done.stdout and "| aggregate legacy (full) | 1 |" in done.stdout
+
+
+def test_distinct_copies_have_their_own_sentences_and_the_metrics_of_plain_copies(tmp_path: Path) -> None:
+    """``generate.py --distinct``: every copy's sentence is its own, most tuple sets too, and each structural
+    metric equals that of the verbatim copies (the renaming keeps every match and substring relation)."""
+    import polars as pl
+
+    from aggregator.run.pipeline import evaluate_run
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from generate import DEFAULT_SOURCE, generate, mark
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    assert [mark(n) for n in (0, 1, 9, 10, 123)] == ["가", "나", "차", "나가", "나다라"]
+    plain = evaluate_run(generate(DEFAULT_SOURCE, 400, tmp_path / "plain.jsonl"))
+    renamed = evaluate_run(generate(DEFAULT_SOURCE, 400, tmp_path / "distinct.jsonl", distinct_copies=True))
+    assert renamed.table.get_column("input_text").n_unique() == 400
+    assert plain.table.get_column("input_text").n_unique() == 50
+    tuple_sets = ["gold_tuples", "stage1_tuples", "final_tuples"]
+    assert renamed.table.select(tuple_sets).n_unique() > 4 * plain.table.select(tuple_sets).n_unique()
+    assert renamed.metrics.keys() == plain.metrics.keys()
+    for name, value in plain.metrics.items():
+        same = value == renamed.metrics[name] or (value != value and renamed.metrics[name] != renamed.metrics[name])
+        assert same, (name, value, renamed.metrics[name])
+    counts = [c for c in plain.table.columns if plain.table.schema[c] != pl.String and c not in ("sample_key", "line")]
+    assert renamed.table.select(counts).equals(plain.table.select(counts))
+
+
+def test_bench_times_distinct_copies_in_their_own_file(tmp_path: Path) -> None:
+    done = run("bench.py", "--rows", "60", "--repeat", "1", "--data-dir", str(tmp_path), "--distinct")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "rows60_distinct.jsonl").read_bytes().count(b"\n") == 60
