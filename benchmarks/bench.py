@@ -18,6 +18,7 @@ Results are printed and, with ``--write``, replace the ``bench`` section of ``be
 
     python benchmarks/bench.py --rows 5000 --repeat 5
     python benchmarks/bench.py --rows 5000 50000 --repeat 3 --reference '...' --write
+    python benchmarks/bench.py --rows 5000 --distinct   # copies with their own sentences and terms (generate.py)
 """
 
 from __future__ import annotations
