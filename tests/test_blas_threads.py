@@ -98,3 +98,17 @@ def test_a_process_that_loaded_numpy_first_keeps_the_limit(unset: pytest.MonkeyP
     assert os.environ[blas.SETTING] == "1"
     with blas.single_thread() as limit:
         assert limit is not None
+
+
+@pytest.mark.parametrize(("name", "openblas"), [("scipy-openblas", True), ("openblas", True), ("mkl-sdl", False),
+                                                ("accelerate", False), (None, False)])
+def test_another_blas_keeps_the_limit(unset: pytest.MonkeyPatch, name: str | None, openblas: bool) -> None:
+    """The setting is OpenBLAS's: a NumPy built with another BLAS (or whose build is unknown) keeps threadpoolctl's limit."""
+    import numpy as np
+
+    config = {} if name is None else {"Build Dependencies": {"blas": {"name": name}}}
+    unset.setattr(np.__config__, "CONFIG", config)
+    unset.setattr(blas, "_started_on_one", [True])
+    assert blas.numpy_blas_is_openblas() is openblas
+    with blas.single_thread() as limit:
+        assert (limit is None) is openblas

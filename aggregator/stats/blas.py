@@ -33,10 +33,22 @@ def one_thread() -> None:
 
 def single_thread() -> AbstractContextManager[object]:
     """The products inside run on one BLAS thread: threadpoolctl's limit, or nothing when :func:`one_thread`
-    started OpenBLAS on one (importing threadpoolctl and finding the loaded libraries costs ~5 ms)."""
-    if _started_on_one == [True]:
+    started OpenBLAS on one (importing threadpoolctl and finding the loaded libraries costs ~5 ms). Another
+    BLAS (MKL, BLIS, Accelerate) does not read the setting, so it always gets the limit."""
+    if _started_on_one == [True] and numpy_blas_is_openblas():
         return nullcontext()
     from threadpoolctl import threadpool_limits
 
     limit: AbstractContextManager[object] = threadpool_limits(limits=1, user_api="blas")
     return limit
+
+
+def numpy_blas_is_openblas() -> bool:
+    """NumPy was built with OpenBLAS (its build configuration says so; unknown: False)."""
+    import numpy as np
+
+    try:
+        name = np.__config__.CONFIG["Build Dependencies"]["blas"]["name"]
+    except (AttributeError, KeyError, TypeError):
+        return False
+    return isinstance(name, str) and "openblas" in name.lower()
