@@ -86,7 +86,11 @@ def source_lines(source: Path) -> list[bytes]:
 
 def replicated(source: Path, rows: int) -> Iterator[bytes]:
     """``rows`` lines (each with its newline): the source's rows in turn, every sample key with a replica suffix."""
-    lines = source_lines(source)
+    return _copies(source_lines(source), rows)
+
+
+def _copies(lines: list[bytes], rows: int) -> Iterator[bytes]:
+    """:func:`replicated` of the source's ``lines``."""
     keys = [msgspec.json.decode(line, type=_Row).meta.text_id for line in lines]
     for i in range(rows):
         line, key = lines[i % len(lines)], keys[i % len(lines)]
@@ -131,7 +135,7 @@ def distinct(source: Path, rows: int) -> Iterator[bytes]:
     lines = source_lines(source)
     keep = msgspec.json.decode(TAXONOMY.read_bytes())["refs"]
     terms = [renamable_terms(line, keep) for line in lines]
-    for i, line in enumerate(replicated(source, rows)):
+    for i, line in enumerate(_copies(lines, rows)):
         copy = i // len(lines)
         if copy:
             suffix = mark(copy).encode()

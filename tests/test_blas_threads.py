@@ -56,7 +56,7 @@ def unset(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     for name in blas.USER_SETTINGS:
         monkeypatch.setenv(name, "")
         monkeypatch.delenv(name)
-    monkeypatch.setattr(blas, "_started_on_one", [])
+    monkeypatch.setattr(blas, "_started_on_one", [False])
     return monkeypatch
 
 

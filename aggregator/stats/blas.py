@@ -20,22 +20,22 @@ from contextlib import AbstractContextManager, nullcontext
 
 SETTING = "OPENBLAS_NUM_THREADS"
 USER_SETTINGS = (SETTING, "OMP_NUM_THREADS")
-_started_on_one: list[bool] = []
-"""Holds True once :func:`one_thread` set the setting before NumPy was imported."""
+_started_on_one: list[bool] = [False]
+"""True once :func:`one_thread` set the setting before NumPy was imported."""
 
 
 def one_thread() -> None:
     """OpenBLAS on one thread, unless the user chose its threads (module doc)."""
     if not any(name in os.environ for name in USER_SETTINGS):
         os.environ[SETTING] = "1"
-        _started_on_one[:] = ["numpy" not in sys.modules]
+        _started_on_one[0] = "numpy" not in sys.modules
 
 
 def single_thread() -> AbstractContextManager[object]:
     """The products inside run on one BLAS thread: threadpoolctl's limit, or nothing when :func:`one_thread`
     started OpenBLAS on one (importing threadpoolctl and finding the loaded libraries costs ~5 ms). Another
     BLAS (MKL, BLIS, Accelerate) does not read the setting, so it always gets the limit."""
-    if _started_on_one == [True] and numpy_blas_is_openblas():
+    if _started_on_one[0] and numpy_blas_is_openblas():
         return nullcontext()
     from threadpoolctl import threadpool_limits
 
