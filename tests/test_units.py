@@ -23,6 +23,7 @@ from aggregator.units.projection import (
     surface_units,
 )
 from aggregator.units.sample_counts import COLUMN_NAMES, Column, _count_columns, input_text, sample_counts
+from scorecards.normalize import norm_term
 from scorecards.record import SampleRecord
 from scorecards.schema import Meta, Row
 from scorecards.tuples import EvalTuple
@@ -199,6 +200,9 @@ def test_a_term_is_its_own_surface_key_unless_whitespace_is_at_an_edge() -> None
     assert surface_key(" Battery") == "battery" and surface_key("Battery ") == "battery"
     assert surface_key(" x ") == "x" and surface_key(" ") == "" and surface_key("") == ""  # the tuple terms of
     # "( x )" and "(  )" (scorecards.normalize.norm_term at read time)
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]  # \u3000, \x1c, \x85 … count as edge whitespace
+    assert all(surface_key(f"{space}A") == surface_key(f"A{space}") == norm_term("A") for space in spaces)
+    assert all(surface_key(f"A{space}B") == f"A{space}B" for space in spaces)
 
 
 def test_a_ref_copies_the_term_when_equal_once_normalized_as_a_term() -> None:

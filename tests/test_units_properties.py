@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from aggregator.metrics.prf import prf
 from aggregator.metrics.structural import STRUCTURAL
-from aggregator.units.projection import UNITS, Unit
+from aggregator.units.projection import UNITS, Unit, is_explicit, match_exact, match_surface
+from aggregator.units.sample_counts import _explicit_pairs, _implicit_polarity
 from scorecards.normalize import TERM_EDGE_PUNCTUATION, norm_polarity, norm_ref, norm_term
 from scorecards.tuples import EvalTuple
 from tests.scorecard_rows import evaluate_rows
@@ -178,6 +179,29 @@ def test_the_matched_pairs_are_the_true_positives(pred: frozenset[EvalTuple], go
 def test_duplicated_input_order_is_irrelevant_to_units(pred: frozenset[EvalTuple], gold: frozenset[EvalTuple]) -> None:
     for unit in UNITS.values():
         assert unit.counts(list(pred) * 2, sorted(gold, reverse=True) * 3) == unit.counts(pred, gold)
+
+
+edged_term = st.sampled_from(sorted({norm_term(t) for t in [*TERMS, "( x )", "(  )", "( 가격)"]}))
+edged_set = st.frozensets(st.builds(EvalTuple, st.sampled_from(["", "본품#품질"]), edged_term,
+                                    st.sampled_from(["positive", "negative", "neutral", "mixed"])), max_size=6)
+"""Tuple sets whose terms may keep edge whitespace (``"( x )"`` is the term ``" x "``, surface key ``"x"``)."""
+
+
+@FAST
+@given(edged_set, edged_set)
+def test_the_explicit_counts_read_off_the_surface_pairs_equal_those_of_the_explicit_tuples(
+    gold: frozenset[EvalTuple], final: frozenset[EvalTuple]
+) -> None:
+    surface = UNITS["otepol"]
+    gold_explicit, final_explicit = frozenset(filter(is_explicit, gold)), frozenset(filter(is_explicit, final))
+    assert _explicit_pairs(surface.project(gold)) == surface.project(gold_explicit)
+    assert (match_exact(_explicit_pairs(surface.project(final)), _explicit_pairs(surface.project(gold)))
+            == match_surface(surface.project(final_explicit), surface.project(gold_explicit)))
+    implicit_gold = {t.polarity for t in gold if t.polarity != "mixed" and not is_explicit(t)}
+    predicted = {t.polarity for t in final if t.polarity != "mixed"}
+    tp = len(implicit_gold & predicted)
+    expected = (True, (tp, len(predicted) - tp, len(implicit_gold) - tp)) if implicit_gold else (False, (0, 0, 0))
+    assert _implicit_polarity(surface.project(gold), final) == expected
 
 
 # --- the whole pipeline on generated files ------------------------------------------------------------

@@ -67,7 +67,7 @@ def surface_key(term: str) -> str:
     ``"( x )"`` is ``" x "``, its surface key ``"x"``; the tuple term of ``"(  )"`` is ``" "``,
     its surface key ``""`` (implicit). A term without edge whitespace is its own key.
     """
-    if term and not term[0].isspace() and not term[-1].isspace():
+    if len(term.strip()) == len(term):  # no edge whitespace (str.strip and str.isspace share one definition)
         return term
     return norm_term(term)
 

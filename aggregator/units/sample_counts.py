@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import msgspec
 
-from aggregator.units.projection import UNITS, Counts, Pair, is_explicit, match_exact, match_surface, ref_copies_term, surface_units
+from aggregator.units.projection import UNITS, Counts, Pair, is_explicit, match_exact, ref_copies_term
 from aggregator.units.taxonomy import is_valid_ref
 from scorecards.record import FinalSource, SampleRecord, Stage1Source
 
@@ -110,8 +110,16 @@ def _explicit(tuples: TupleSet) -> frozenset[EvalTuple]:
     return frozenset(filter(is_explicit, tuples))
 
 
-def _implicit_polarity(gold: TupleSet, final: TupleSet) -> tuple[bool, Counts]:
-    gold_polarities = {t.polarity for t in gold if t.polarity in BASIC_POLARITIES and not is_explicit(t)}
+def _explicit_pairs(surface: frozenset[Pair]) -> frozenset[Pair]:
+    """The surface pairs of a set's explicit tuples: ``surface_units(_explicit(tuples))`` is the set's
+    surface pairs with a non-empty key. No implicit gold pair is left, so :func:`match_surface` of
+    two such sets is :func:`match_exact`."""
+    return frozenset(pair for pair in surface if pair[0])
+
+
+def _implicit_polarity(gold_surface: frozenset[Pair], final: TupleSet) -> tuple[bool, Counts]:
+    """Polarity matching of the implicit gold tuples (surface key ``""``, read off the gold's surface pairs)."""
+    gold_polarities = {polarity for key, polarity in gold_surface if not key and polarity in BASIC_POLARITIES}
     if not gold_polarities:
         return False, Counts(0, 0, 0)
     pred_polarities = {t.polarity for t in final if t.polarity in BASIC_POLARITIES}
@@ -161,8 +169,9 @@ def counts_and_pairs(record: SampleRecord) -> tuple[tuple[object, ...], UnitPair
         row.extend(unit.match(first, gold_pairs))
         row.extend(unit.match(final, gold_pairs))
     row.extend(match_exact(pairs["refpol"][2], UNITS["refpol"].project(gold_explicit)))
-    row.extend(match_surface(surface_units(s2_explicit), surface_units(gold_explicit)))
-    eligible, implicit = _implicit_polarity(gold, s2)
+    surface_gold, _, surface_final = pairs["otepol"]
+    row.extend(match_exact(_explicit_pairs(surface_final), _explicit_pairs(surface_gold)))
+    eligible, implicit = _implicit_polarity(surface_gold, s2)
     row.append(eligible)
     row.extend(implicit)
     row.extend(_ref_stats(s1))
