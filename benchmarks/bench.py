@@ -13,7 +13,8 @@ as separate processes and interleaved so machine load hits all alike:
 
 Peak memory is the largest resident set of the process tree, sampled every 5 ms from /proc
 in an untimed warm-up run (``tree``; the reference is sampled in its timed run), next to the
-kernel's ru_maxrss of the largest single process (``single``). Timed runs do not sample.
+kernel's ru_maxrss of the largest single process (``single``), both in MiB (2**20 bytes; file
+sizes and MB/s are in MB, 10**6 bytes). Timed runs do not sample.
 Results are printed and, with ``--write``, replace the ``bench`` section of ``benchmarks/RESULTS.md``.
 
     python benchmarks/bench.py --rows 5000 --repeat 5
@@ -86,7 +87,7 @@ READ_FLOOR = "import sys\nwith open(sys.argv[1], 'rb') as f:\n    while f.read(1
 
 @dataclass
 class Timing:
-    """Wall seconds and peak memory (MB) of repeated runs of one command."""
+    """Wall seconds and peak memory (MiB, 2**20 bytes) of repeated runs of one command."""
 
     name: str
     seconds: list[float] = field(default_factory=list)
@@ -135,7 +136,7 @@ BASELINE = "(baseline) "
 
 
 def measure(argv: list[str], sample_memory: bool = False) -> tuple[float, float, float, float]:
-    """Run ``argv`` once; return (wall seconds, CPU seconds, peak tree RSS MB, ru_maxrss MB).
+    """Run ``argv`` once; return (wall seconds, CPU seconds, peak tree RSS MiB, ru_maxrss MiB).
 
     CPU is user + system time of the process and the children it waited for (the decoders).
 
@@ -234,7 +235,7 @@ def table(data: Path, rows: int, timings: list[Timing]) -> str:
     lines = [
         f"### {rows:,} rows ({size_mb:.0f} MB)",
         "",
-        "| command | runs | best s | median s | median CPU s | rows/s | MB/s | peak RSS tree MB | peak RSS single MB "
+        "| command | runs | best s | median s | median CPU s | rows/s | MB/s | peak RSS tree MiB | peak RSS single MiB "
         "| × aggregate |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]

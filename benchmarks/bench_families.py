@@ -92,7 +92,7 @@ def table(data: Path, rows: int, timings: dict[str, Timing]) -> str:
     lines = [
         f"### {rows:,} rows ({data.stat().st_size / 1e6:.0f} MB)",
         "",
-        "| command | runs | median s | median CPU s | Δ s vs core only | peak RSS tree MB |",
+        "| command | runs | median s | median CPU s | Δ s vs core only | peak RSS tree MiB |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for t in timings.values():

@@ -156,7 +156,8 @@ def line(label: str, result: dict[str, object], limit: tuple[float | None, float
     """A table row; ``hide``: the data directory, left out of the error line (no path of this machine in RESULTS.md)."""
     seconds, megabytes = limit
     verdicts = [f"{'met' if result['cpu'] <= seconds else 'NOT met'} (≤ {seconds:g} s)" if seconds else "",  # type: ignore[operator]
-                f"{'met' if result['mb'] <= megabytes else 'NOT met'} (≤ {megabytes:,} MB)" if megabytes else ""]  # type: ignore[operator]
+                f"{'met' if result['mb'] <= megabytes * 1e6 / 2**20 else 'NOT met'} (≤ {megabytes:,} MB = "  # type: ignore[operator]
+                f"{megabytes * 1e6 / 2**20:,.0f} MiB)" if megabytes else ""]
     said = f" `{result['stderr'][0][:150]}`" if result["stderr"] else ""  # type: ignore[index]
     said = said.replace(f"{hide}/", "") if hide is not None else said
     return (f"| {label} | {result['cpu']:.2f} | {result['wall']:.2f} | {result['mb']:,.0f} | {result['exit']}{said} | "
@@ -164,7 +165,7 @@ def line(label: str, result: dict[str, object], limit: tuple[float | None, float
 
 
 def section(title: str, rows: list[str]) -> list[str]:
-    return [f"### {title}", "", "| case | CPU s | wall s | peak RSS MB | exit, first stderr line | limit |",
+    return [f"### {title}", "", "| case | CPU s | wall s | peak RSS MiB | exit, first stderr line | limit |",
             "|---|---:|---:|---:|---|---|", *rows, ""]
 
 

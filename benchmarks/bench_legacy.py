@@ -57,7 +57,7 @@ def table(data: Path, rows: int, timings: list[Timing]) -> str:
     lines = [
         f"### {rows:,} rows ({data.stat().st_size / 1e6:.0f} MB)",
         "",
-        "| command | runs | best s | median s | median CPU s | peak RSS tree MB | × aggregate RUN (median wall) "
+        "| command | runs | best s | median s | median CPU s | peak RSS tree MiB | × aggregate RUN (median wall) "
         "| × aggregate RUN (median CPU) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
