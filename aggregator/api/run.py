@@ -42,7 +42,10 @@ class RunResult(RunMetadata):
     _table: pl.DataFrame = PrivateAttr()
 
     def to_polars(self) -> pl.DataFrame:
-        """The per-sample table (a copy): one row per sample (columns: docs/metrics.md, ``per_sample.csv``)."""
+        """The per-sample table (a copy): one row per sample (columns: docs/metrics.md, ``per_sample.csv``).
+
+        The error anatomy's counts (``err_*``) are ``UInt8`` where every value fits a byte, and Polars wraps
+        byte arithmetic silently: cast them (``.cast({pl.UInt8: pl.Int64})``) before adding columns."""
         return self._table.clone()
 
     def to_dict(self) -> dict[str, object]:
