@@ -104,6 +104,11 @@ class Timing:
         return statistics.median(self.seconds)
 
 
+def mib(megabytes: float) -> float:
+    """``megabytes`` MB (10**6 bytes) in MiB (2**20 bytes), the unit every peak RSS here is in."""
+    return megabytes * 1e6 / 2**20
+
+
 def _tree_rss_kb(root: int) -> int:
     """Sum of VmRSS over ``root`` and its descendants (0 when it is gone)."""
     children: dict[int, list[int]] = {}

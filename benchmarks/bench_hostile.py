@@ -35,7 +35,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench import PYTHON, _tree_rss_kb  # noqa: E402
+from bench import PYTHON, _tree_rss_kb, mib  # noqa: E402
 from generate import DEFAULT_SOURCE, replicated  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
 
@@ -155,9 +155,10 @@ def line(label: str, result: dict[str, object], limit: tuple[float | None, float
          hide: Path | None = None) -> str:
     """A table row; ``hide``: the data directory, left out of the error line (no path of this machine in RESULTS.md)."""
     seconds, megabytes = limit
+    most = mib(megabytes) if megabytes else None
     verdicts = [f"{'met' if result['cpu'] <= seconds else 'NOT met'} (≤ {seconds:g} s)" if seconds else "",  # type: ignore[operator]
-                f"{'met' if result['mb'] <= megabytes * 1e6 / 2**20 else 'NOT met'} (≤ {megabytes:,} MB = "  # type: ignore[operator]
-                f"{megabytes * 1e6 / 2**20:,.0f} MiB)" if megabytes else ""]
+                f"{'met' if result['mb'] <= most else 'NOT met'} (≤ {megabytes:,} MB = {most:,.0f} MiB)"  # type: ignore[operator]
+                if most is not None else ""]
     said = f" `{result['stderr'][0][:150]}`" if result["stderr"] else ""  # type: ignore[index]
     said = said.replace(f"{hide}/", "") if hide is not None else said
     return (f"| {label} | {result['cpu']:.2f} | {result['wall']:.2f} | {result['mb']:,.0f} | {result['exit']}{said} | "

@@ -31,16 +31,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench import PYTHON, measure  # noqa: E402
+from bench import PYTHON, measure, mib  # noqa: E402
 from results_file import measured_by, write_section  # noqa: E402
 
 REFS = ("본품#일반", "본품#품질", "제품 전체#일반", "브랜드#가격")
 TERMS = ("배터리", "화면", "소리", "가격", "디자인", "포장")
 POLARITIES = ("positive", "negative", "neutral")
-LIMIT_RSS_MB = 1536
+LIMIT_RSS_MIB = 1536
 """1.5 GiB in MiB."""
-DECIMAL_LIMIT_MIB = 1.5e9 / 2**20
-"""1.5 GB read as 10**9 bytes, in MiB (1,430.5)."""
+DECIMAL_LIMIT_MIB = mib(1500)
+"""1.5 GB read as 1,500 MB of 10**6 bytes, in MiB (1,430.5)."""
 LIMIT_REPORT_MB = 25
 
 
@@ -97,7 +97,7 @@ def table(label: str, data: Path, result: dict[str, object], limited: bool) -> s
     """``limited``: the input the memory limit is set for (1,000,000 tiny rows)."""
     sizes: dict[str, float] = result["sizes"]  # type: ignore[assignment]
     tree, report = result["tree_mb"], sizes["report.html"]
-    verdict = (f"; limit 1.5 GiB ({LIMIT_RSS_MB:,} MiB): {'met' if tree <= LIMIT_RSS_MB else 'NOT met'}; read as 1.5 × 10⁹ "
+    verdict = (f"; limit 1.5 GiB ({LIMIT_RSS_MIB:,} MiB): {'met' if tree <= LIMIT_RSS_MIB else 'NOT met'}; read as 1.5 × 10⁹ "
                f"bytes ({DECIMAL_LIMIT_MIB:,.0f} MiB): {'met' if tree <= DECIMAL_LIMIT_MIB else 'NOT met'}") if limited else ""
     lines = [
         f"### {label} ({data.stat().st_size / 1e6:,.0f} MB input)",
