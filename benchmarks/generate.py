@@ -27,6 +27,8 @@ from typing import Any
 
 import msgspec
 
+from aggregator.units.taxonomy import default_taxonomy
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = ROOT / "results" / "cr_n50_m1_v2__seed42" / "scorecards.jsonl"
 
@@ -73,7 +75,6 @@ class _Tuples(msgspec.Struct):
 
 
 SYLLABLES = "가나다라마바사아자차"
-TAXONOMY = ROOT / "aggregator" / "data" / "taxonomy_nikluge.json"
 
 
 def source_lines(source: Path) -> list[bytes]:
@@ -133,7 +134,7 @@ def mark(copy: int) -> str:
 def distinct(source: Path, rows: int) -> Iterator[bytes]:
     """:func:`replicated`, each copy after the first with its aspect terms renamed (module doc)."""
     lines = source_lines(source)
-    keep = msgspec.json.decode(TAXONOMY.read_bytes())["refs"]
+    keep = default_taxonomy().refs
     terms = [renamable_terms(line, keep) for line in lines]
     for i, line in enumerate(_copies(lines, rows)):
         copy = i // len(lines)
